@@ -20,7 +20,7 @@ import { describeScopes, SCOPES } from "../client/scopes";
 import { type AddressParts, builtAddress, builtAddressFix, parseBaseUrl } from "../client/settings";
 import { CONFIG_KEYS as ENV, NO_API_PATH, readRawSettings, resolveProviderSettings } from "../shared/settings";
 import { ExportError } from "./errors";
-import type { KnownWorkspaces } from "./known-workspaces";
+import { closestKnown, type KnownWorkspaces } from "./known-workspaces";
 
 const SCOPES_NEEDED = describeScopes([SCOPES.readUsers, SCOPES.readIntegrations]);
 
@@ -96,20 +96,24 @@ export function exportConnection(
 
 /**
  * Refuses the address `file` records unless this machine's user gave it before (`known`): whoever wrote the branch chose
- * it, and the key would go there. Given once (`--base-url` or the environment), it is remembered.
+ * it, and the key would go there. Given once (`--base-url` or the environment), it is remembered; the refusal says why
+ * nothing could be (no cache folder to trust, a list not read), and names the closest address given, a look-alike's twin.
  */
 function refuseUnknown(baseUrl: string, file: string, known: KnownWorkspaces): void {
   if (known.file !== undefined && known.addresses.has(baseUrl)) return;
   const branch = `A branch (a colleague's, a pull request) can edit ${file} to point anywhere`;
   const environment = `or set ${ENV.baseUrl} (or ${ENV.workspace} and ${ENV.host})`;
-  if (known.file === undefined) {
+  if (known.file === undefined || known.unread !== undefined) {
     throw new ExportError(
-      `${file} records the workspace ${baseUrl}, and no address you gave before is remembered: ${known.why}. ${branch}, ` +
+      `${file} records the workspace ${baseUrl}, and no address you gave before is remembered: ` +
+        `${known.file === undefined ? known.why : known.unread}. ${branch}, ` +
         `so the key goes only to an address given now. If it is the workspace you mean, pass --base-url ${baseUrl}, ${environment}.`,
     );
   }
+  const closest = closestKnown(known.addresses, baseUrl);
   throw new ExportError(
-    `${file} records the workspace ${baseUrl}, which you have not given this command on this machine yourself. ${branch}, ` +
+    `${file} records the workspace ${baseUrl}, which you have not given this command on this machine yourself` +
+      `${closest === undefined ? "" : ` (the addresses you gave before include ${closest}; compare them)`}. ${branch}, ` +
       "so the key goes to the address it records only once you have given that address. If it is the workspace you mean, " +
       `pass --base-url ${baseUrl} once (it is then remembered, in ${known.file}), ${environment}.`,
   );

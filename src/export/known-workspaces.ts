@@ -1,15 +1,21 @@
 /**
  * The workspaces this machine's user gave the export or `--check` themselves (`--base-url`, the environment), remembered in
- * the package's cache folder: outside CI, `--check` sends the key to the address `access.yaml` records only when it is one
- * of them, since a branch (a colleague's, a stranger's pull request) can write any address there. Trust on first use, as
- * SSH's known hosts. Addresses only, each in its one form (the form `access.yaml`'s is compared in); never the key, nor
- * anything derived from it. A file unreadable or malformed is taken as empty (the address is asked for again) and replaced
- * when an address is next given; two processes remembering at once may lose one's address, which is then asked for again.
+ * the package's cache folder once the workspace answered at that address: outside CI, `--check` sends the key to the address
+ * `access.yaml` records only when it is one of them, since a branch (a colleague's, a stranger's pull request) can write any
+ * address there. Trust on first use, as SSH's known hosts, and read as SSH's StrictModes reads them: not from a cache folder
+ * given as a relative path or inside the project (a branch can commit the list), nor from a file or folder another user owns
+ * or can write. Addresses only, each in its one form (the form `access.yaml`'s is compared in); never the key, nor anything
+ * derived from it. A malformed file is taken as empty and replaced when an address is next given; one not read (a folder in
+ * its place, another's) is taken as empty with the reason, for the refusal to say; two processes remembering at once may lose
+ * one's address, which is then asked for again.
  */
+import * as fs from "node:fs";
+import * as fsp from "node:fs/promises";
 import * as path from "node:path";
 import { CACHE_DIR_ENV, cacheDirOf } from "../client/cache-dir";
 import { readCacheFile, replaceCacheFile } from "../client/cache-file";
 import { readBaseUrl } from "../client/settings";
+import { CONFIG_KEYS as ENV } from "../shared/settings";
 
 /** The file, in the cache folder. */
 export const KNOWN_WORKSPACES_FILE = "known-workspaces.json";
@@ -21,25 +27,39 @@ const MAX_ENTRIES = 100;
 const MAX_FILE_BYTES = 64 * 1024;
 
 /**
- * The addresses remembered and the file that holds them; or, with no cache folder, none and why (`why`: the setting that
- * turned it off, or that none could be found), for the refusal to say.
+ * The addresses remembered and the file that holds them (`unread`: why the file was not read, its addresses then none, for the
+ * refusal to say); or, with no cache folder to trust, none and why (`why`: the setting that turned it off or is relative, the
+ * project holding it, or that none could be found).
  */
-export type KnownWorkspaces = { file: string; addresses: ReadonlySet<string> } | { file: undefined; why: string };
+export type KnownWorkspaces = { file: string; addresses: ReadonlySet<string>; unread?: string } | { file: undefined; why: string };
 
-/** The addresses remembered in the cache folder (the client's: {@link CACHE_DIR_ENV} of `env`, else the user's). Never throws. */
-export async function knownWorkspaces(env: NodeJS.ProcessEnv = process.env): Promise<KnownWorkspaces> {
-  const dir = cacheDirOf(undefined, env);
-  if (dir === undefined) return { file: undefined, why: noCacheFolder(env) };
-  const file = path.join(dir, KNOWN_WORKSPACES_FILE);
-  return { file, addresses: new Set(await readAddresses(file)) };
+/**
+ * The addresses remembered in the cache folder (the client's: {@link CACHE_DIR_ENV} of `env`, else the user's); `project`: the
+ * folder `access.yaml` is in, whose files a branch chooses. Never throws.
+ */
+export async function knownWorkspaces(env: NodeJS.ProcessEnv = process.env, project?: string): Promise<KnownWorkspaces> {
+  const place = listFile(env, project);
+  if ("why" in place) return { file: undefined, why: place.why };
+  const read = await readAddresses(place.file);
+  return { file: place.file, addresses: new Set(read.addresses), ...(read.unread !== undefined && { unread: read.unread }) };
 }
 
-/** Remembers `baseUrl` (in its one form), given by the user, as the most recent; nothing without a cache folder. Never throws. */
-export async function rememberWorkspace(baseUrl: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const dir = cacheDirOf(undefined, env);
-  if (dir === undefined) return;
-  const file = path.join(dir, KNOWN_WORKSPACES_FILE);
-  const addresses = await readAddresses(file);
+/**
+ * Remembers `baseUrl` (in its one form), given by the user and answered at, as the most recent; nothing without a cache folder
+ * to trust (`project` as {@link knownWorkspaces}'). A file that could not be written is said on stderr (`warn`): the address
+ * is then asked for again, and the refusal's "pass --base-url once" would not hold. Never throws.
+ */
+export async function rememberWorkspace(
+  baseUrl: string,
+  env: NodeJS.ProcessEnv = process.env,
+  project?: string,
+  warn: (message: string) => void = (message) => process.stderr.write(`workspace-access-export: warning: ${message}\n`),
+): Promise<void> {
+  const place = listFile(env, project);
+  if ("why" in place) return;
+  const { file } = place;
+  // The addresses of a file not read or not trusted are not kept: it is replaced by one of the user's alone.
+  const { addresses } = await readAddresses(file);
   // Given again as the most recent already: nothing to write (a check run with --base-url each time writes once).
   if (addresses.at(-1) === baseUrl) return;
   const kept = [...addresses.filter((a) => a !== baseUrl), baseUrl].slice(-MAX_ENTRIES);
@@ -49,26 +69,121 @@ export async function rememberWorkspace(baseUrl: string, env: NodeJS.ProcessEnv 
     kept.shift();
     text = format(kept);
   }
-  // Not written (a folder in the way, no permission): the address is asked for again, as if the cache folder were off.
-  await replaceCacheFile(dir, file, text);
+  const failed = await replaceCacheFile(path.dirname(file), file, text);
+  if (failed !== undefined) {
+    warn(
+      `could not remember ${baseUrl} in ${file} (${failed}): a later --check will not send the key to the address access.yaml ` +
+        `records. Set ${ENV.baseUrl} to the workspace's address instead, or correct ${file}.`,
+    );
+  }
+}
+
+/** The remembered address closest to `baseUrl` (fewest characters changed), for a refusal to name: a look-alike host stands out. */
+export function closestKnown(addresses: ReadonlySet<string>, baseUrl: string): string | undefined {
+  let closest: { address: string; distance: number } | undefined;
+  for (const address of addresses) {
+    const distance = editDistance(address, baseUrl);
+    if (closest === undefined || distance < closest.distance) closest = { address, distance };
+  }
+  return closest?.address;
+}
+
+/** Levenshtein's distance: the characters inserted, removed or replaced to turn `a` into `b`. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row.push(Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    }
+    previous = row;
+  }
+  return previous[b.length]!;
+}
+
+/**
+ * The list's file, or why there is none to trust: the cache folder off or not found; {@link CACHE_DIR_ENV} relative (a folder
+ * of whichever folder the command runs in: a branch can commit one there, an `.envrc` of its own can name it); the cache
+ * folder in the project (`project`), whose files the branch chose.
+ */
+function listFile(env: NodeJS.ProcessEnv, project: string | undefined): { file: string } | { why: string } {
+  const dir = cacheDirOf(undefined, env);
+  if (dir === undefined) return { why: noCacheFolder(env) };
+  const setting = env[CACHE_DIR_ENV]?.trim();
+  if (setting !== undefined && !path.isAbsolute(setting)) {
+    return {
+      why:
+        `${CACHE_DIR_ENV} is ${setting}, a relative path, which the addresses you gave are never kept under: it names a folder ` +
+        "in whichever folder the command runs in, one a branch can commit. Set it to an absolute path",
+    };
+  }
+  if (project !== undefined && isWithin(dir, project)) {
+    return {
+      why:
+        `the cache folder ${dir} is inside ${path.resolve(project)}, the project's folder, whose files a branch chooses: ` +
+        `the addresses you gave are never kept there. Set ${CACHE_DIR_ENV} to a folder outside it`,
+    };
+  }
+  return { file: path.join(dir, KNOWN_WORKSPACES_FILE) };
+}
+
+/** Whether `dir` is `project` or inside it, their links resolved where they exist. */
+function isWithin(dir: string, project: string): boolean {
+  const relative = path.relative(realPath(project), realPath(dir));
+  return relative === "" || (relative.split(path.sep)[0] !== ".." && !path.isAbsolute(relative));
+}
+
+/** `p` with its links resolved; as given (absolute) when it does not exist yet. */
+function realPath(p: string): string {
+  try {
+    return fs.realpathSync.native(p);
+  } catch {
+    return path.resolve(p);
+  }
 }
 
 const format = (addresses: readonly string[]) => `${JSON.stringify({ version: VERSION, workspaces: addresses }, null, 2)}\n`;
 
-/** The file's addresses, oldest first; none for a file missing, unreadable, malformed or of another version. */
-async function readAddresses(file: string): Promise<string[]> {
-  const read = await readCacheFile(file, MAX_FILE_BYTES);
-  if (!("text" in read)) return [];
+/**
+ * The file's addresses, oldest first; none for a file missing, malformed or of another version, and none, with why (`unread`),
+ * for one not read: not a regular file, too large, unreadable, or not trusted ({@link untrusted}).
+ */
+async function readAddresses(file: string): Promise<{ addresses: string[]; unread?: string }> {
+  const folder = path.dirname(file);
+  const distrusted = await fsp.stat(folder).then(
+    (stats) => untrusted(`its folder ${folder}`, stats),
+    () => undefined,
+  );
+  if (distrusted !== undefined) return { addresses: [], unread: `${file} was not read: ${distrusted}` };
+  const read = await readCacheFile(file, MAX_FILE_BYTES, (stats) => untrusted("it", stats));
+  if ("skipped" in read) return { addresses: [], unread: `${file} was not read: ${read.skipped}` };
+  if (!("text" in read)) return { addresses: [] };
   let parsed: unknown;
   try {
     parsed = JSON.parse(read.text);
   } catch {
-    return [];
+    return { addresses: [] };
   }
   const { version, workspaces } = (parsed ?? {}) as Record<string, unknown>;
-  if (version !== VERSION || !Array.isArray(workspaces)) return [];
+  if (version !== VERSION || !Array.isArray(workspaces)) return { addresses: [] };
   // Only an address in its one form: an entry written another way (by hand) is not one `access.yaml`'s could equal.
-  return workspaces.filter((entry): entry is string => typeof entry === "string" && inOneForm(entry));
+  return { addresses: workspaces.filter((entry): entry is string => typeof entry === "string" && inOneForm(entry)) };
+}
+
+/**
+ * Why `what` (the list or its folder) is not trusted, as SSH's StrictModes would not: owned by another user than this
+ * process's, or writable by its group or by others (who could then choose where the key goes). Not checked on Windows.
+ */
+function untrusted(what: string, stats: fs.Stats): string | undefined {
+  const uid = process.getuid?.();
+  if (process.platform === "win32" || uid === undefined) return undefined;
+  if (stats.uid !== uid) return `${what} is owned by another user (uid ${stats.uid}, this process's is ${uid})`;
+  if ((stats.mode & 0o022) !== 0) {
+    const mode = (stats.mode & 0o777).toString(8);
+    const by = [stats.mode & 0o020 ? "its group" : "", stats.mode & 0o002 ? "others" : ""].filter(Boolean).join(" and ");
+    return `${what} is writable by ${by} (mode ${mode}; chmod go-w makes it the user's alone)`;
+  }
+  return undefined;
 }
 
 /** Whether `entry` is an address as the provider reads one, written in its one form. */

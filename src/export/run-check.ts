@@ -11,7 +11,7 @@ import { type AccessData, type AccessFile, leftOutKey, parseAccessFile, sortedLe
 import { editAccessFile } from "./access-file-edit";
 import { type ExportDeps, exportConnection } from "./connect";
 import { ExportError } from "./errors";
-import { knownWorkspaces, rememberWorkspace } from "./known-workspaces";
+import { knownWorkspaces } from "./known-workspaces";
 import { type LeftOut, leftOutName } from "./build-left-out";
 import { acceptAccess, declaredLeftOut } from "./review/accept";
 import { matchUsers, stillListed } from "./review/match";
@@ -48,10 +48,9 @@ export async function runCheck(options: CheckOptions, deps: ExportDeps = {}): Pr
   const text = fs.readFileSync(file, "utf8");
   const recorded = parseAccessFile(text, file);
   // The address given wins over the one access.yaml records (both in their one form); the notes say so when they differ.
-  // The recorded one is used only once the user has given it (known-workspaces.ts); one given now is remembered.
-  const known = await knownWorkspaces();
+  // The recorded one is used only once the user has given it (known-workspaces.ts); one given now is remembered once answered.
+  const known = await knownWorkspaces(process.env, dir);
   const connection = exportConnection(options.baseUrl, options.env ?? process.env, { baseUrl: recorded.workspace, file, known });
-  if (connection.recorded !== true) await rememberWorkspace(connection.baseUrl);
   const notes: string[] = [];
   if (recorded.workspace !== undefined && recorded.workspace !== connection.baseUrl) {
     notes.push(

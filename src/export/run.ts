@@ -65,8 +65,6 @@ export async function runExport(options: ExportOptions, deps: ExportDeps = {}): 
   const dir = path.resolve(options.out);
   const connection = exportConnection(options.baseUrl, options.env ?? process.env);
   refuseNonEmpty(dir);
-  // The address access.yaml will record is the user's choice: a later --check may use it without being given it again.
-  await rememberWorkspace(connection.baseUrl);
   const started = performance.now();
   const { file, leftOut, requests } = await readBuilt(options, connection, deps);
   const memberships = file.integrations.reduce((n, i) => n + i.members.length, 0);
@@ -93,22 +91,36 @@ export async function runExport(options: ExportOptions, deps: ExportDeps = {}): 
 /**
  * The workspace read with one client and built as an export writes it, for an export and a check alike: the
  * integrations given (each must exist), else those `recorded` names (they may be gone: their members then left).
+ * An address the user gave (not the one `access.yaml` records) is remembered once the workspace answered there, never before:
+ * a later `--check` may then use it without being given it again, and a mistyped one is not trusted.
  */
 export function readBuilt(options: ExportOptions, connection: Connection, deps: ExportDeps, recorded?: AccessScope) {
+  let remembering: Promise<void> | undefined;
+  const remember = () => {
+    if (connection.recorded !== true) remembering ??= rememberWorkspace(connection.baseUrl, process.env, options.out);
+  };
   return withClient(connection, deps, async (client, answered) => {
     let scopeIds = options.integrations === undefined ? recorded?.integrations : undefined;
-    const snapshot = await readWorkspace(client, {
-      select: (all) => {
-        if (options.integrations === undefined) return scopeIds === undefined ? all : all.filter((i) => scopeIds!.includes(i.id));
-        const selected = selectIntegrations(all, options.integrations);
-        scopeIds = selected.map((i) => i.id);
-        return selected;
-      },
-      onProgress: options.onProgress,
-      onListed: answered,
-    });
-    const membersOnly = options.membersOnly ?? recorded?.membersOnly ?? false;
-    const built = buildAccessFile(snapshot, { workspace: connection.baseUrl, scopeIds, membersOnly });
-    return { ...built, snapshot, scopeIds, requests: client.requestCount };
+    try {
+      const snapshot = await readWorkspace(client, {
+        select: (all) => {
+          if (options.integrations === undefined) return scopeIds === undefined ? all : all.filter((i) => scopeIds!.includes(i.id));
+          const selected = selectIntegrations(all, options.integrations);
+          scopeIds = selected.map((i) => i.id);
+          return selected;
+        },
+        onProgress: options.onProgress,
+        onListed: () => {
+          answered();
+          remember();
+        },
+      });
+      const membersOnly = options.membersOnly ?? recorded?.membersOnly ?? false;
+      const built = buildAccessFile(snapshot, { workspace: connection.baseUrl, scopeIds, membersOnly });
+      return { ...built, snapshot, scopeIds, requests: client.requestCount };
+    } finally {
+      // Written by the end of the read, whatever its outcome: the process may exit right after.
+      await remembering;
+    }
   });
 }

@@ -16,12 +16,31 @@ import { runCheck } from "../../src/export/run-check";
 import { emulator, rejection } from "../support/fixtures";
 import { env, freshCacheDir, options, twoMembers } from "./support";
 
-/** The refusal of an address `file` records that the user never gave, the cache folder on (`known`: its file). */
-const notGiven = (file: string, address: string, known: string) =>
-  `${file} records the workspace ${address}, which you have not given this command on this machine yourself. A branch ` +
+/**
+ * The refusal of an address `file` records that the user never gave, the cache folder on (`known`: its file; `closest`: the
+ * remembered address it names).
+ */
+const notGiven = (file: string, address: string, known: string, closest?: string) =>
+  `${file} records the workspace ${address}, which you have not given this command on this machine yourself` +
+  `${closest === undefined ? "" : ` (the addresses you gave before include ${closest}; compare them)`}. A branch ` +
   `(a colleague's, a pull request) can edit ${file} to point anywhere, so the key goes to the address it records only ` +
   `once you have given that address. If it is the workspace you mean, pass --base-url ${address} once (it is then ` +
   `remembered, in ${known}), or set WORKSPACE_ACCESS_BASE_URL (or WORKSPACE_ACCESS_WORKSPACE and WORKSPACE_ACCESS_HOST).`;
+
+/** The refusal of an address `file` records when no list of addresses given could be used, and `why`. */
+const noneRemembered = (file: string, address: string, why: string) =>
+  `${file} records the workspace ${address}, and no address you gave before is remembered: ${why}. A branch (a colleague's, ` +
+  `a pull request) can edit ${file} to point anywhere, so the key goes only to an address given now. If it is the workspace ` +
+  `you mean, pass --base-url ${address}, or set WORKSPACE_ACCESS_BASE_URL (or WORKSPACE_ACCESS_WORKSPACE and WORKSPACE_ACCESS_HOST).`;
+
+/** A project exported from `ours` whose access.yaml a branch pointed at `theirs`, the requests so far forgotten. */
+async function branchPointingAt(ours: Emulator, theirs: Emulator): Promise<{ dir: string; file: string }> {
+  const { dir } = await runExport(options(ours));
+  const file = path.join(dir, "access.yaml");
+  fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace(`workspace: ${ours.url}\n`, `workspace: ${theirs.url}\n`));
+  ours.clearRequests();
+  return { dir, file };
+}
 
 /** A project exported from `emu` with the cache folder off: nothing remembered. */
 async function exportedUnremembered(emu: Emulator): Promise<{ dir: string; file: string }> {
@@ -34,6 +53,7 @@ async function exportedUnremembered(emu: Emulator): Promise<{ dir: string; file:
 describe("outside CI, the address access.yaml records", () => {
   afterEach(() => {
     vi.unstubAllEnvs();
+    vi.restoreAllMocks();
   });
 
   it("is refused before any request when it is not one the user gave: a branch pointing access.yaml elsewhere gets nothing", async () => {
@@ -48,7 +68,8 @@ describe("outside CI, the address access.yaml records", () => {
     for (const accept of [false, true]) {
       const refused = await rejection(runCheck({ out: dir, env: env(ours), accept }));
       expect(refused).toBeInstanceOf(ExportError);
-      expect(refused.message).toBe(notGiven(file, theirs.url, path.join(cache, KNOWN_WORKSPACES_FILE)));
+      // The one address given before is named beside it: a look-alike host would stand out.
+      expect(refused.message).toBe(notGiven(file, theirs.url, path.join(cache, KNOWN_WORKSPACES_FILE), ours.url));
     }
     expect(theirs.requests).toEqual([]);
     expect(ours.requests).toEqual([]);
@@ -112,8 +133,9 @@ describe("outside CI, the address access.yaml records", () => {
     },
   );
 
-  // Each is taken as no address remembered (refused, not a crash), and replaced once an address is given.
-  it.each<[string, (file: string, emu: Emulator) => void]>([
+  // Each is taken as no address remembered (refused, not a crash; the reason said when the file was not read), and replaced
+  // once an address is given.
+  it.each<[string, (file: string, emu: Emulator) => void, string?]>([
     ["not JSON", (file) => fs.writeFileSync(file, "{ not json")],
     ["JSON of another shape", (file, emu) => fs.writeFileSync(file, JSON.stringify([emu.url]))],
     ["another version", (file, emu) => fs.writeFileSync(file, JSON.stringify({ version: 2, workspaces: [emu.url] }))],
@@ -126,33 +148,50 @@ describe("outside CI, the address access.yaml records", () => {
     [
       "too large to be ours",
       (file, emu) => fs.writeFileSync(file, JSON.stringify({ version: 1, workspaces: [emu.url], padding: "x".repeat(70_000) })),
+      "more than 65536 bytes, more than a file of ours holds",
     ],
     // Not a regular file: never read (a device never ends), and a link the write replaces.
     ...(process.platform === "win32"
       ? []
-      : [["a device (a link to /dev/zero)", (file: string) => fs.symlinkSync("/dev/zero", file)] satisfies [string, unknown]]),
-  ])("is refused when the remembered file is %s, which the next address given replaces", async (_, plant) => {
+      : [
+          ["a device (a link to /dev/zero)", (file: string) => fs.symlinkSync("/dev/zero", file), "not a regular file"] satisfies [
+            string,
+            unknown,
+            string,
+          ],
+        ]),
+  ])("is refused when the remembered file is %s, which the next address given replaces", async (_, plant, unread) => {
     const emu = await emulator({ seed: twoMembers() });
     const { dir, file } = await exportedUnremembered(emu);
     const known = path.join(freshCacheDir(), KNOWN_WORKSPACES_FILE);
     plant(known, emu);
     const refused = await rejection(runCheck({ out: dir, env: env(emu) }));
-    expect(refused.message).toBe(notGiven(file, emu.url, known));
+    expect(refused.message).toBe(
+      unread === undefined ? notGiven(file, emu.url, known) : noneRemembered(file, emu.url, `${known} was not read: ${unread}`),
+    );
     expect(emu.requests).toEqual([]);
     expect(await runCheck({ out: dir, baseUrl: emu.url, env: env(emu) })).toMatchObject({ changes: [] });
     expect(JSON.parse(fs.readFileSync(known, "utf8"))).toEqual({ version: 1, workspaces: [emu.url] });
     expect(await runCheck({ out: dir, env: env(emu) })).toMatchObject({ changes: [], workspace: emu.url });
   });
 
-  it("is refused when a folder stands where the remembered file goes: not read, not written, not a crash", async () => {
+  it("is refused, saying why, when a folder stands where the remembered file goes: not read, not written (said), not a crash", async () => {
     const emu = await emulator({ seed: twoMembers() });
     const { dir, file } = await exportedUnremembered(emu);
     const known = path.join(freshCacheDir(), KNOWN_WORKSPACES_FILE);
     fs.mkdirSync(known);
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
     expect(await runCheck({ out: dir, baseUrl: emu.url, env: env(emu) })).toMatchObject({ changes: [] });
+    // The address given could not be remembered: said, with the file, the error, and what to do instead.
+    expect(stderr.mock.calls.map(([text]) => String(text))).toEqual([
+      `workspace-access-export: warning: could not remember ${emu.url} in ${known} (EISDIR): a later --check will not send the ` +
+        `key to the address access.yaml records. Set WORKSPACE_ACCESS_BASE_URL to the workspace's address instead, or correct ${known}.\n`,
+    ]);
+    stderr.mockRestore();
     emu.clearRequests();
+    // The refusal says why, not "pass --base-url once": that would go round in circles.
     const refused = await rejection(runCheck({ out: dir, env: env(emu) }));
-    expect(refused.message).toBe(notGiven(file, emu.url, known));
+    expect(refused.message).toBe(noneRemembered(file, emu.url, `${known} was not read: not a regular file`));
     expect(emu.requests).toEqual([]);
     expect(fs.statSync(known).isDirectory()).toBe(true);
     // No temporary file left behind.
@@ -163,6 +202,7 @@ describe("outside CI, the address access.yaml records", () => {
 describe("the addresses remembered", () => {
   afterEach(() => {
     vi.unstubAllEnvs();
+    vi.restoreAllMocks();
   });
 
   it("keep the 100 most recently given: one given again is the most recent, the oldest goes first", async () => {
@@ -176,10 +216,147 @@ describe("the addresses remembered", () => {
     expect(known.file && known.addresses.has(address(1))).toBe(false);
   });
 
+  it("name, in a refusal, the one closest to the address access.yaml records: a look-alike host stands out", async () => {
+    const emu = await emulator({ seed: twoMembers() });
+    const { dir, file } = await exportedUnremembered(emu);
+    const cache = freshCacheDir();
+    for (const given of ["https://acme.example.com/api/v1/", "https://other.example.org/api/v1/", emu.url]) await rememberWorkspace(given);
+    const lookAlike = "https://acme.examp1e.com/api/v1/";
+    fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace(`workspace: ${emu.url}\n`, `workspace: ${lookAlike}\n`));
+    const refused = await rejection(runCheck({ out: dir, env: env(emu) }));
+    expect(refused.message).toBe(notGiven(file, lookAlike, path.join(cache, KNOWN_WORKSPACES_FILE), "https://acme.example.com/api/v1/"));
+    expect(emu.requests).toEqual([]);
+  });
+
   it("are none, and say why, with the cache folder off", async () => {
     expect(await knownWorkspaces({ WORKSPACE_ACCESS_CACHE_DIR: "none" })).toEqual({
       file: undefined,
       why: "the cache folder is off (WORKSPACE_ACCESS_CACHE_DIR is none)",
     });
+  });
+});
+
+describe("a list of addresses a branch or another user could have written", () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+    vi.restoreAllMocks();
+  });
+
+  /** The branch's own list, committed at `folder/known-workspaces.json`: it names the address its access.yaml points to. */
+  const commitList = (folder: string, address: string) => {
+    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+    fs.writeFileSync(path.join(folder, KNOWN_WORKSPACES_FILE), JSON.stringify({ version: 1, workspaces: [address] }), { mode: 0o600 });
+  };
+
+  it("is not used when WORKSPACE_ACCESS_CACHE_DIR is relative (a repository's .envrc): the branch's list sends nothing", async () => {
+    const ours = await emulator({ seed: twoMembers() });
+    const theirs = await emulator({ seed: twoMembers() });
+    freshCacheDir();
+    const { dir, file } = await branchPointingAt(ours, theirs);
+    commitList(path.join(dir, ".wa-cache"), theirs.url);
+    // `.wa-cache` as a shell in the project would resolve it: relative to the folder the command runs in.
+    const relative = path.relative(process.cwd(), path.join(dir, ".wa-cache"));
+    vi.stubEnv("WORKSPACE_ACCESS_CACHE_DIR", relative);
+    const refused = await rejection(runCheck({ out: dir, env: env(ours) }));
+    expect(refused.message).toBe(
+      noneRemembered(
+        file,
+        theirs.url,
+        `WORKSPACE_ACCESS_CACHE_DIR is ${relative}, a relative path, which the addresses you gave are never kept under: it ` +
+          "names a folder in whichever folder the command runs in, one a branch can commit. Set it to an absolute path",
+      ),
+    );
+    expect(theirs.requests).toEqual([]);
+    // Nor is an address given kept there.
+    expect(await runCheck({ out: dir, baseUrl: ours.url, env: env(ours) })).toMatchObject({ workspace: ours.url });
+    expect(JSON.parse(fs.readFileSync(path.join(dir, ".wa-cache", KNOWN_WORKSPACES_FILE), "utf8")).workspaces).toEqual([theirs.url]);
+    expect(theirs.requests).toEqual([]);
+  });
+
+  it("is not used when the cache folder is inside the project (an absolute WORKSPACE_ACCESS_CACHE_DIR=$PWD/.wa-cache)", async () => {
+    const ours = await emulator({ seed: twoMembers() });
+    const theirs = await emulator({ seed: twoMembers() });
+    freshCacheDir();
+    const { dir, file } = await branchPointingAt(ours, theirs);
+    const inside = path.join(dir, ".wa-cache");
+    commitList(inside, theirs.url);
+    vi.stubEnv("WORKSPACE_ACCESS_CACHE_DIR", inside);
+    const refused = await rejection(runCheck({ out: dir, env: env(ours) }));
+    expect(refused.message).toBe(
+      noneRemembered(
+        file,
+        theirs.url,
+        `the cache folder ${inside} is inside ${dir}, the project's folder, whose files a branch chooses: the addresses you ` +
+          "gave are never kept there. Set WORKSPACE_ACCESS_CACHE_DIR to a folder outside it",
+      ),
+    );
+    expect(theirs.requests).toEqual([]);
+  });
+
+  it.runIf(process.platform !== "win32").each<[string, (known: string) => void, (known: string) => string]>([
+    [
+      "the file writable by its group",
+      (known) => fs.chmodSync(known, 0o664),
+      () => "it is writable by its group (mode 664; chmod go-w makes it the user's alone)",
+    ],
+    [
+      "its folder writable by others",
+      (known) => fs.chmodSync(path.dirname(known), 0o703),
+      (known) => `its folder ${path.dirname(known)} is writable by others (mode 703; chmod go-w makes it the user's alone)`,
+    ],
+    [
+      "the folder owned by another user",
+      () => vi.spyOn(process, "getuid").mockReturnValue(process.getuid!() + 1),
+      (known) =>
+        `its folder ${path.dirname(known)} is owned by another user (uid ${process.getuid!() - 1}, this process's is ${process.getuid!()})`,
+    ],
+  ])(
+    "is not trusted, as SSH's StrictModes, with %s: the branch's address gets nothing, and the refusal says why",
+    async (_, spoil, why) => {
+      const ours = await emulator({ seed: twoMembers() });
+      const theirs = await emulator({ seed: twoMembers() });
+      const cache = freshCacheDir();
+      const { dir, file } = await branchPointingAt(ours, theirs);
+      const known = path.join(cache, KNOWN_WORKSPACES_FILE);
+      // Another user who can write the list (or owns it) added the branch's address.
+      commitList(cache, theirs.url);
+      spoil(known);
+      const refused = await rejection(runCheck({ out: dir, env: env(ours) }));
+      expect(refused.message).toBe(noneRemembered(file, theirs.url, `${known} was not read: ${why(known)}`));
+      expect(theirs.requests).toEqual([]);
+    },
+  );
+
+  it.runIf(process.platform !== "win32")("is written in a cache folder made for the user alone, whatever the umask", async () => {
+    const emu = await emulator({ seed: twoMembers() });
+    const cache = path.join(freshCacheDir(), "made", "here");
+    vi.stubEnv("WORKSPACE_ACCESS_CACHE_DIR", cache);
+    const umask = process.umask(0o002);
+    try {
+      await runExport(options(emu));
+    } finally {
+      process.umask(umask);
+    }
+    expect(fs.statSync(cache).mode & 0o777).toBe(0o700);
+    expect(fs.statSync(path.dirname(cache)).mode & 0o777).toBe(0o700);
+    const known = await knownWorkspaces();
+    expect(known.file && [...known.addresses]).toEqual([emu.url]);
+  });
+});
+
+describe("an address given", () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
+  it("is remembered only once the workspace answered there: a mistyped --base-url is not, to the export or to --check", async () => {
+    const emu = await emulator({ seed: twoMembers() });
+    const cache = freshCacheDir();
+    const mistyped = `${emu.url.slice(0, -"v1/".length)}v2/`;
+    await rejection(runExport(options(emu, { baseUrl: mistyped })));
+    expect(fs.existsSync(path.join(cache, KNOWN_WORKSPACES_FILE))).toBe(false);
+    const { dir } = await runExport(options(emu));
+    await rejection(runCheck({ out: dir, baseUrl: mistyped, env: env(emu) }));
+    expect(JSON.parse(fs.readFileSync(path.join(cache, KNOWN_WORKSPACES_FILE), "utf8")).workspaces).toEqual([emu.url]);
   });
 });
