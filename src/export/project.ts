@@ -238,14 +238,25 @@ prints each difference between \`access.yaml\` and the workspace whose address i
 side holds what, and exits 1 when anything differs (0 when nothing does): a step for CI
 (\`--format markdown\` for a pull-request comment, \`--format json\` for tools). A branch can change
 the address \`access.yaml\` records, so the key goes there only once you have given that address
-yourself: the export remembered it on the machine that ran it; elsewhere (a colleague's machine, a
-branch someone else wrote) add \`--base-url ${workspace}\` once (it is then remembered) or set
-\`WORKSPACE_ACCESS_BASE_URL\`. In CI (\`CI\` set) the recorded address is never used: set
-\`WORKSPACE_ACCESS_BASE_URL\` beside the key in the CI's settings. To take the
-workspace's side into \`access.yaml\` (only the records that differ change):
+yourself: the export remembered it on the machine that ran it; elsewhere add
+\`--base-url ${workspace}\` once (it is then remembered) or set \`WORKSPACE_ACCESS_BASE_URL\`. In CI
+(\`CI\` set) the recorded address is never used: set \`WORKSPACE_ACCESS_BASE_URL\` beside the key in
+the CI's settings. To take the workspace's side into \`access.yaml\` (only the records that differ
+change):
 
 \`\`\`sh
 WORKSPACE_ACCESS_API_KEY=<key> npx workspace-access-export --check --accept --out .
+\`\`\`
+
+These commands run this folder's \`package.json\`, lockfile and \`.npmrc\`: that keeps \`access.yaml\`
+alone from choosing where the key goes, not a branch's code. On a branch you did not write, never
+run \`npm install\` or \`npx\` here with the key set (an \`.npmrc\` or a dependency the branch changed
+would run with it); run a copy of the tool installed outside it, at a version you chose, from
+another folder:
+
+\`\`\`sh
+npm install --global pulumi-workspace-access@<version>
+WORKSPACE_ACCESS_API_KEY=<key> workspace-access-export --check --out path/to/the/branch/project --base-url ${workspace}
 \`\`\`
 `;
 }
