@@ -2,6 +2,7 @@
  * One stack's preview, up, refresh or drift check through the Automation API, with that stack's own configuration:
  * its key reaches its own workspace only. Never rejects: whatever goes wrong becomes its `failed` report, redacted.
  */
+import { stripVTControlCharacters } from "node:util";
 import { type ConfigMap, type LocalWorkspace, Stack, type StackSettings, type UpdateSummary } from "@pulumi/pulumi/automation";
 import { MIN_API_KEY_LENGTH, makeRedactor, makeValueRedactor } from "../client/redact";
 import { countsOf, EventCollector, failureMessage, warningsOf } from "./engine-events";
@@ -222,8 +223,8 @@ function guardReadsAfterSuccess(stack: Stack, unread: (reason: string) => void):
 
 /**
  * The stack's config with every secret decrypted (`pulumi config --show-secrets --json`), which the redactor learns the
- * secrets from. A failure says nothing of what pulumi printed: that holds decrypted values no redactor knows yet, and
- * JSON.parse's error quotes the text it refused.
+ * secrets from. A failure says nothing of what pulumi printed on stdout: that holds decrypted values no redactor knows
+ * yet, and JSON.parse's error quotes the text it refused. Only pulumi's `error:` lines on stderr are said.
  */
 async function decryptedConfig(workspace: LocalWorkspace, stack: string): Promise<ConfigMap> {
   try {
@@ -232,11 +233,38 @@ async function decryptedConfig(workspace: LocalWorkspace, stack: string): Promis
     const command = `pulumi config --show-secrets --json --stack ${stack}`;
     if (error instanceof SyntaxError)
       throw new Error(`${command} printed something that is not JSON (not shown: it holds the stack's secrets); run it to see why`);
-    // The Automation API's `code: N\n stdout: ...\n stderr: ...`: pulumi's own error lines are in stderr.
-    const message = error instanceof Error ? error.message : String(error);
-    const notShown = `${command} failed; what it printed is not shown (it holds the stack's secrets)`;
-    throw new Error(message.replace(/(^|\n)(\s*stdout:)[\s\S]*?(?=\n\s*stderr:|$)/, `$1$2 ${notShown}`));
+    const errors = (pulumiStderr(error) ?? "")
+      .split("\n")
+      .map((line) => stripVTControlCharacters(line).trim())
+      .filter((line) => /^error:/i.test(line));
+    const said =
+      errors.length > 0
+        ? `${command} failed: ${errors.map((line) => line.replace(/^error:\s*/i, "")).join("; ")}`
+        : `${command} failed with no error line; what it printed is not shown (it holds the stack's secrets): run it to see why`;
+    // Not its error as the cause (its message holds what pulumi printed): only the signal that killed it, if one did.
+    const signal = signalOf(error);
+    throw Object.assign(new Error(said), signal === undefined ? {} : { signal });
   }
+}
+
+/**
+ * What a failed pulumi command printed on stderr alone, from the Automation API's error; `undefined` when it cannot be
+ * told apart from stdout. Its message cannot be used: a failed command's is `code: -2\n stdout: \n stderr: ...`, the
+ * `stderr:` part execa's message, which holds the command's stdout too (for `pulumi config --show-secrets`, the decrypted
+ * config). execa's error (`commandResult.err`) keeps the two apart; a `commandResult` without one (pulumi ran and exited
+ * non-zero, without execa's rejection) holds stderr alone; any other error is not pulumi's output, and not said.
+ */
+function pulumiStderr(error: unknown): string | undefined {
+  let inner: unknown = error;
+  for (let depth = 0; typeof inner === "object" && inner !== null && depth < 4; depth++) {
+    const result = (inner as { commandResult?: { stderr?: unknown; err?: unknown } }).commandResult;
+    if (result === undefined) return undefined;
+    const err = result.err as { stderr?: unknown } | undefined;
+    if (err === undefined) return typeof result.stderr === "string" ? result.stderr : undefined;
+    if (typeof err.stderr === "string") return err.stderr;
+    inner = err;
+  }
+  return undefined;
 }
 
 /** What pulumi says of a stack another update holds: a file backend's lock, Pulumi Cloud's 409. */

@@ -7,6 +7,7 @@
  * API's own gRPC channel, or none, as a pulumi that ended mid-stream); a stack may be named by its fully-qualified name;
  * and the selection is left as it was, none included.
  */
+import { createRequire } from "node:module";
 import * as grpc from "@grpc/grpc-js";
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import * as eventsRpc from "@pulumi/pulumi/proto/events_grpc_pb";
@@ -17,7 +18,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { UsageError } from "../../src/command-line";
 import { ranCommand } from "../support/run-command";
 import { pickStacks } from "../../src/fleet/project";
-import { renderFleetReport, selectionWarningOnStderr } from "../../src/fleet/render";
+import { renderFleetReport, selectionWarningOnStderr, stackDoneLine } from "../../src/fleet/render";
 import { checkRunProgram, type FleetOptions, runFleet } from "../../src/fleet/run";
 import { exitStatus } from "../../src/fleet/types";
 import { RUNS_KEY, runsOf } from "../support/key-runs";
@@ -261,7 +262,7 @@ describe("runFleet: a cancel", () => {
       const cancel = new AbortController();
       // The Ctrl-C reached the fleet alone (a CI runner's SIGINT): the config read went on, and failed on its own.
       fake.during["config"] = () => (signal === "stop" ? stop : cancel).abort();
-      fake.configFails = () => new Error("code: 255\n stdout: \n stderr: error: failed to decrypt config: incorrect passphrase\n");
+      fake.configFails = () => pulumiFailed("", "error: failed to decrypt config: incorrect passphrase\n");
       const report = await runFleet({ command: "up", cwd: "/proj", stop: stop.signal, cancel: cancel.signal });
       expect(pulumiRuns()).toEqual([]);
       expect(report.stacks.map((s) => [s.stack, s.result, s.skippedBecause])).toEqual([
@@ -537,32 +538,51 @@ describe("runFleet: what the Automation API reads after an up or a refresh succe
 describe("runFleet: a stack whose config cannot be read", () => {
   // What `pulumi config --show-secrets --json` printed holds the stack's secrets decrypted, and nothing knows them yet.
   const secret = "wa_live_0123456789abcdefSECRET";
+  const printed = `{"workspace-access:apiKey": {"value": "${secret}", "secret": true}}`;
   it.each([
+    ["printed something that is not JSON", () => syntaxErrorOf(`${secret} ${printed}`), "printed something that is not JSON"],
     [
-      "printed something that is not JSON",
-      () => syntaxErrorOf(`${secret} {"workspace-access:apiKey": "${secret}"}`),
-      "printed something that is not JSON",
+      "printed it, then failed",
+      () => pulumiFailed(printed, "error: decryption failed midway\n"),
+      "pulumi config --show-secrets --json --stack organization/proj/acme failed: decryption failed midway",
     ],
     [
-      "failed after printing part of it",
-      () => new Error(`code: 255\n stdout: {"workspace-access:apiKey": "${secret}"\n stderr: error: decryption failed midway\n`),
-      "decryption failed midway",
+      "printed it, then failed without an error line",
+      () => pulumiFailed(printed, "warning: a plugin is newer\n"),
+      "failed with no error line; what it printed is not shown",
     ],
-    [
-      "failed without a word on stderr",
-      () => new Error(`code: 1\n stdout: {"workspace-access:apiKey": "${secret}"\n stderr: \n`),
-      "what it printed is not shown",
-    ],
+    ["printed it, then failed without a word on stderr", () => pulumiFailed(`${printed}\n`, ""), "what it printed is not shown"],
   ])("fails it without quoting what pulumi printed, when pulumi %s", async (_, failure, said) => {
     fake.configFails = failure;
     const report = await runFleet({ command: "preview", cwd: "/proj", stacks: ["acme"] });
     const [stack] = report.stacks;
     expect(stack?.result).toBe("failed");
     expect(stack?.error).toContain(said);
-    expect(JSON.stringify(report)).not.toContain(secret.slice(0, 8));
+    // Every place the message goes: each report format, and the stack's line on stderr.
+    const shown = [...(["text", "markdown", "json"] as const).map((format) => renderFleetReport(report, format)), stackDoneLine(stack!)];
+    for (const text of shown) {
+      for (let i = 0; i + 8 <= secret.length; i++) expect(text).not.toContain(secret.slice(i, i + 8));
+    }
     expect(pulumiRuns()).toEqual([]);
   });
 });
+
+/**
+ * What the Automation API throws for a pulumi that printed `stdout` and `stderr` and exited 1, built as its `exec` builds
+ * it: execa's error (execa's own `makeError`, execa found as the Automation API finds it), wrapped by `createCommandError`
+ * in a `CommandResult` whose stderr is execa's message, which holds stdout as well.
+ */
+function pulumiFailed(stdout: string, stderr: string): Error {
+  const automation = createRequire(require.resolve("@pulumi/pulumi/automation/cmd"));
+  const makeError = automation("execa/lib/error") as (result: Record<string, unknown>) => Error;
+  const command = "pulumi config --show-secrets --json --stack organization/proj/acme --non-interactive";
+  // execa strips the final newline of each (its `stripFinalNewline`).
+  const [out, err] = [stdout, stderr].map((text) => text.replace(/\n$/, ""));
+  const failed = makeError({ stdout: out, stderr: err, exitCode: 1, command, escapedCommand: command, parsed: { options: {} } });
+  const { CommandResult } = automationCmd as unknown as { CommandResult: new (...args: unknown[]) => unknown };
+  const { createCommandError } = automationErrors as unknown as { createCommandError(result: unknown): Error };
+  return createCommandError(new CommandResult("", failed.message, -2, failed));
+}
 
 /**
  * What the Automation API throws for a pulumi command that a Ctrl-C in a terminal killed: execa's error, wrapped by its own
