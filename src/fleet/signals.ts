@@ -1,12 +1,14 @@
 /**
- * What `workspace-access-fleet` does on SIGINT (Ctrl-C) and SIGTERM (a CI job cancelled, `timeout`, Kubernetes), in
+ * What `workspace-access-fleet` does on SIGINT (Ctrl-C) and SIGTERM (a CI job cancelled, `timeout --foreground`, Kubernetes), in
  * steps, each signal taking the run one step further:
  * 1. the first Ctrl-C: no new stack starts; the running ones go on (in a terminal their pulumi got the Ctrl-C too);
  * 2. a second Ctrl-C, or a SIGTERM at any point: the running stacks are cancelled as well (each pulumi gets SIGINT);
  *    the process still waits for every pulumi to end, then prints its report;
  * 3. a third Ctrl-C: the process prints the report of the run so far (the stacks ended, those still running, those
  *    not started) and exits, without waiting; a fourth exits even while that report is printed.
- * A SIGTERM never exits at once: its sender waits for the process (and sends SIGKILL after its own grace period).
+ * A SIGTERM never exits at once: its sender waits for the process (and sends SIGKILL after its own grace period). One
+ * sent to the whole process group (`timeout` without `--foreground`, `kill -- -PGID`) reaches each pulumi too, which then
+ * takes the SIGINT of step 2 as its second signal and stops at once (docs/fleet.md says to signal the process alone).
  */
 import { type FleetCommand, type FleetReport, INTERRUPTED_BEFORE_IT_STARTED, noChanges, type StackReport } from "./types";
 
