@@ -15,12 +15,19 @@ export const KNOWN_USER_ROLES = [
 export const GUEST_ROLES: ReadonlySet<string> = new Set(["workspace_guest_user", "workspace_guest_admin"]);
 
 /**
+ * The listed roles that are not a guest's: only beside one does a record that leaves `isGuest` out say `false`. A role the
+ * public document does not list may be a guest's (the contract has unknown enum values appear), so it says nothing.
+ */
+export const MEMBER_ROLES: ReadonlySet<string> = new Set(KNOWN_USER_ROLES.filter((role) => !GUEST_ROLES.has(role)));
+
+/**
  * Whether a user is a guest, as far as the record tells (assumed, `docs/contract.md`): `isGuest` when it reports one; left out
- * beside a role that is not a guest's, `false` (a service may leave `false` out); left out beside a guest role, unknown.
+ * beside a listed role that is not a guest's, `false` (a service may leave `false` out); left out beside a guest role, a role
+ * the document does not list, or none, unknown.
  */
 export function guestOf(user: { isGuest: boolean | null; role: string | null }): boolean | undefined {
   if (user.isGuest !== null) return user.isGuest;
-  return user.role !== null && !GUEST_ROLES.has(user.role) ? false : undefined;
+  return user.role !== null && MEMBER_ROLES.has(user.role) ? false : undefined;
 }
 
 /** The one form of an email for comparing and keying: emails compare case-insensitively (contract). Emails are not ids (`ids.ts`). */

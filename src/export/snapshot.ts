@@ -210,7 +210,7 @@ export async function readWorkspace(
       counter("users"),
     );
     for (const { id, email, reason } of users.invalid) invalid.push({ what: "user", id, email, reason });
-    // A user's `isGuest` as the rest of the package reads it (`guestOf`): left out beside a role that is not a guest's, false.
+    // A user's `isGuest` as the rest of the package reads it (`guestOf`): left out beside a listed role that is not a guest's, false.
     return users.records.map(({ id, email, firstName, lastName, role, isGuest }) => ({
       id,
       email,

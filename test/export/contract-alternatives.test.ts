@@ -5,14 +5,15 @@
  * - its `access.yaml` is the defaults' but for what the switch itself changes in the answers: an email the service folds
  *   to lower case is written as the service answers it (the export records what the workspace holds; the resource names,
  *   derived case-insensitively, stay the same, so no resource is renamed); an `isGuest` the service answers as null or
- *   leaves out beside a role that is not a guest's is `false`, as the rest of the package reads it (`guestOf`,
- *   docs/contract.md); beside a guest role nothing is guessed and it is not written (left out, the service's value is
- *   kept). Before, every user's `isGuest: false` was dropped under `nullFields` and `absentFields`, and `--check` of the
+ *   leaves out beside a listed role that is not a guest's is `false`, as the rest of the package reads it (`guestOf`,
+ *   docs/contract.md); beside a guest role, or one the document does not list (the populated world's
+ *   `workspace_billing_admin`: it may be a guest's), nothing is guessed and it is not written (left out, the service's value
+ *   is kept). Before, every user's `isGuest: false` was dropped under `nullFields` and `absentFields`, and `--check` of the
  *   defaults' file against such a service reported each of them (472 in the populated world) as a difference;
  * - `index.ts` is the defaults' (it is written from the same records);
  * - `--check` right after finds no difference, with reads only;
  * - the defaults' `access.yaml`, checked against the switched service, finds none either (emails compare
- *   case-insensitively) but for each `isGuest: false` recorded beside a guest role, which a service that leaves `false` out
+ *   case-insensitively) but for each `isGuest: false` recorded beside a guest role or an unlisted one, which a service that leaves `false` out
  *   never tells: a `User` declaring it writes it (`guestOf`: no declared flag holds there), so the review reports it, the
  *   workspace's side `not told`; `--accept` of that file takes those flags out, and then reads as the switched export wrote.
  * The export sends no search (`filter`), so `userFilter` changes nothing, as the request log shows; the populated export
@@ -23,7 +24,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { emailKey, GUEST_ROLES } from "../../src/client/models";
+import { emailKey, MEMBER_ROLES } from "../../src/client/models";
 import { type Emulator, type EmulatorQuirks, startEmulator } from "../../src/emulator/index";
 import { parseAccessFile } from "../../src/export/access-file";
 import { runExport } from "../../src/export/run";
@@ -36,8 +37,12 @@ const withoutAddress = (text: string) => text.replace(/^workspace: .*$/m, "works
 /** Every email of `access.yaml` (a user's, a left-out record's, a member's) in lower case. */
 const lowerCaseEmails = (text: string) =>
   text.replace(/^( +(?:- )?(?:email|user): )(\S+@\S+)$/gm, (_all, key: string, email: string) => key + email.toLowerCase());
-/** Each `isGuest: false` beside a guest role left out: with no flag answered there, nothing is guessed (`guestOf`). */
-const guestRoleUntold = (text: string) => text.replace(/^( +role: workspace_guest_(?:user|admin)\n) +isGuest: false\n/gm, "$1");
+/**
+ * Each `isGuest: false` beside a role that is not a listed member's (a guest's, or one the document does not list) left out:
+ * with no flag answered there, nothing is guessed (`guestOf`).
+ */
+const guestRoleUntold = (text: string) =>
+  text.replace(/^( +role: (\S+)\n) +isGuest: false\n/gm, (line, kept: string, role: string) => (MEMBER_ROLES.has(role) ? line : kept));
 const same = (text: string) => text;
 
 /** A switch, its quirks, and what it legitimately changes in the defaults' `access.yaml`. */
@@ -94,10 +99,12 @@ describe("the export of the populated world under each read-side switch", () => 
         expect(emulator.requests.every((r) => r.method === "GET")).toBe(true);
 
         // The defaults' access.yaml against the switched service: the same access (only the address differs, and is noted)
-        // but for `isGuest: false` beside a guest role (recorded there, as the defaults' service answers it), which the
+        // but for `isGuest: false` beside a guest role or an unlisted one (recorded there, as the defaults' service answers it), which the
         // switched service does not tell where it leaves `false` out: a User would write it.
         const across = await runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator) });
-        const beside = parseAccessFile(read(dir, "access.yaml")).users.filter((u) => GUEST_ROLES.has(u.role ?? "") && u.isGuest === false);
+        const beside = parseAccessFile(read(dir, "access.yaml")).users.filter(
+          (u) => !MEMBER_ROLES.has(u.role ?? "") && u.isGuest === false,
+        );
         expect(beside.length).toBeGreaterThan(0);
         // Those whose flag the switched export leaves out: the flag it does not tell.
         const switched = new Map(parseAccessFile(read(exported.dir, "access.yaml")).users.map((u) => [emailKey(u.email), u]));

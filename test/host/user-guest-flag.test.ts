@@ -1,11 +1,12 @@
 /**
- * A `User` whose service record leaves `isGuest` out beside a guest role: the record says nothing of the flag (`guestOf`), so a
- * declared `isGuest` is not taken as holding; it is written, and once written, neither the write's answer nor a refresh of a
+ * A `User` whose service record leaves `isGuest` out beside a guest role, or one the public document does not list: the record
+ * says nothing of the flag (`guestOf`), so a declared `isGuest` is not taken as holding; it is written, and once written, neither the write's answer nor a refresh of a
  * record that still leaves it out makes it differ again.
  */
 import { describe, expect, it } from "vitest";
 import { provider } from "../../src/host/user/user-provider";
-import { emulator } from "../support/fixtures";
+import type { WorkspaceRole } from "../../src/emulator";
+import { emulator, rejection } from "../support/fixtures";
 import { configureFor, wire } from "../support/provider";
 
 const kay = { email: "kay@partner.example", firstName: "Kay", lastName: "Doe" };
@@ -94,6 +95,41 @@ describe("User: a guest role whose record leaves isGuest out", () => {
     emu.clearRequests();
     await provider.update!(id, read.props!, declared);
     expect(writes(emu)).toMatchObject([{ method: "PUT", body: { data: { attributes: { isGuest: true } } } }]);
+  });
+});
+
+describe("User: a role the public document does not list whose record leaves isGuest out (it may be a guest's)", () => {
+  const collaborator = { ...kay, role: "workspace_external_collaborator" as WorkspaceRole, isGuest: true };
+
+  it("an update that leaves isGuest to the service fails naming the user and the fix: no PUT writes false for a possible guest", async () => {
+    const emu = await emulator({ quirks: { openUserRoles: true } });
+    await configureFor(emu, {}, { info: () => {} });
+    const existing = emu.users.add(collaborator);
+    emu.users.update(existing.id, { isGuest: null as unknown as boolean });
+    const { id, outs } = wire(await provider.create((await check({ ...kay, adoptExisting: true })).inputs!));
+    expect(outs).toMatchObject({ role: "workspace_external_collaborator", isGuest: null });
+    emu.clearRequests();
+    const renamed = (extra: object = {}) => check({ ...kay, adoptExisting: true, lastName: "Roe", ...extra });
+    const error = await rejection(provider.update!(id, outs!, (await renamed()).inputs!));
+    expect(error.message).toContain(`User ${id} (kay@partner.example)`);
+    expect(error.message).toContain('field "data.attributes.isGuest"');
+    expect(error.message).toContain("has the role workspace_external_collaborator, which the public document does not list");
+    expect(error.message).toContain("Declare isGuest on this resource.");
+    expect(writes(emu)).toEqual([]);
+    expect(emu.users.get(id)).toMatchObject({ isGuest: null, lastName: "Doe" });
+    // Declared, the flag is the program's: the PUT sends it, whatever it is.
+    await provider.update!(id, outs!, (await renamed({ isGuest: true })).inputs!);
+    expect(writes(emu)).toMatchObject([{ method: "PUT", body: { data: { attributes: { lastName: "Roe", isGuest: true } } } }]);
+  });
+
+  it("an adoption declaring isGuest: false beside such a record writes it: a declared flag is not taken as holding", async () => {
+    const emu = await emulator({ quirks: { openUserRoles: true } });
+    await configureFor(emu, {}, { info: () => {} });
+    const existing = emu.users.add(collaborator);
+    emu.users.update(existing.id, { isGuest: null as unknown as boolean });
+    const { outs } = wire(await provider.create((await check({ ...kay, adoptExisting: true, isGuest: false })).inputs!));
+    expect(writes(emu)).toMatchObject([{ method: "PUT", body: { data: { attributes: { isGuest: false } } } }]);
+    expect(outs).toMatchObject({ role: "workspace_external_collaborator", isGuest: false, adopted: true });
   });
 });
 

@@ -400,6 +400,38 @@ describe("getUsers", () => {
     expect((await getUsers({ role: "workspace_guest_user" })).ids).toEqual(["u-4"]);
   });
 
+  it("a record leaving isGuest out beside a role the document does not list (it may be a guest's) fails an isGuest filter: no member is guessed", async () => {
+    const emu = await emulator({ seed: world() });
+    const user = (id: string, email: string, role: string, isGuest: boolean | null) => ({
+      id,
+      type: "user",
+      attributes: { email, role, isGuest, status: "live" },
+    });
+    const body = JSON.stringify({
+      data: [
+        user("u-1", "emp@example.com", "workspace_login_only", null),
+        user("u-6", "ext@partner.example", "workspace_external_collaborator", null),
+        user("u-7", "billing@example.com", "workspace_billing_admin", false),
+      ],
+      links: { next: null },
+      meta: {},
+    });
+    emu.fault({ method: "GET", path: "/users", body, times: 10 });
+    await program(emu);
+    // A program granting access to every non-guest would grant it to a collaborator who may be a guest: nothing is decided.
+    for (const isGuest of [false, true]) {
+      const error = await lookupError(getUsers({ isGuest }), "lookup_ambiguous");
+      expect(error.message).toContain("ext@partner.example (u-6)");
+      expect(error.message).toContain("a role the public document does not list");
+      expect(error.message).toContain("Filter without isGuest");
+      expect(error.candidates).toEqual([{ id: "u-6", label: "ext@partner.example" }]);
+    }
+    // An unlisted role whose record tells the flag, and a listed member's role beside a flag left out, still answer.
+    expect((await getUsers({ isGuest: false, role: "workspace_billing_admin" })).ids).toEqual(["u-7"]);
+    expect((await getUsers({ isGuest: false, role: "workspace_login_only" })).ids).toEqual(["u-1"]);
+    expect((await getUsers({ role: "workspace_external_collaborator" })).ids).toEqual(["u-6"]);
+  });
+
   it("a record leaving out both isGuest and role fails an isGuest filter saying so, not that it has a guest role", async () => {
     const emu = await emulator({ seed: world() });
     const lee = { id: "u-5", type: "user", attributes: { email: "lee@example.com", role: null, isGuest: null, status: "pending" } };
@@ -408,7 +440,7 @@ describe("getUsers", () => {
     const error = await lookupError(getUsers({ isGuest: false }), "lookup_ambiguous");
     expect(error.message).toContain("lee@example.com (u-5)");
     expect(error.message).not.toContain("have a guest role");
-    expect(error.message).toContain("no role or a guest role");
+    expect(error.message).toContain("no role, a guest role or a role the public document does not list");
     expect(sent(emu)).toEqual(provenListing("/users", 1));
   });
 

@@ -359,8 +359,8 @@ export interface CompareOptions {
 export const UNTOLD = "(could not be told)";
 
 /**
- * A guest flag the workspace's record does not tell (`workspace` of a `user-guest` difference): left out beside a guest role
- * or no role (`guestOf`). Unlike {@link UNTOLD}, the record was read: `--accept` takes its side, leaving the flag out.
+ * A guest flag the workspace's record does not tell (`workspace` of a `user-guest` difference): left out beside a guest role,
+ * a role the public document does not list, or none (`guestOf`). Unlike {@link UNTOLD}, the record was read: `--accept` takes its side, leaving the flag out.
  */
 export const NOT_TOLD = "not told";
 

@@ -82,8 +82,8 @@ function* attributeDifferences(was: AccessUser, user: AccessUser): Iterable<Acce
       `access.yaml gives ${email} ${role(was.role)}; the workspace gives ${role(user.role)}`,
     );
   }
-  // The flag as a `User` compares it (`COMPARED`, by `guestOf`): one the workspace's record leaves out beside a guest role, or
-  // no role, tells nothing (the export leaves it out of access.yaml), so no declared flag holds there and an `up` writes it.
+  // The flag as a `User` compares it (`COMPARED`, by `guestOf`): one the workspace's record leaves out beside a guest role, an
+  // unlisted one, or no role, tells nothing (the export leaves it out of access.yaml), so no declared flag holds there and an `up` writes it.
   if (was.isGuest !== undefined && was.isGuest !== user.isGuest) {
     const guest = (value: boolean) => (value ? "a guest" : "not a guest");
     const theirs =

@@ -1,5 +1,6 @@
 /** A {@link User}'s long messages: each names the user, what could not be done, and the fix. */
 import { KNOWN_USER_ROLES, type User } from "../../client";
+import { GUEST_ROLES } from "../../client/models";
 import { namedUpTo } from "../../shared/named-up-to";
 
 /** The service's record of `user` has no role, and the program declares none. */
@@ -52,16 +53,22 @@ export function unreadableToTakeOver(declared: string): string {
 /** An update could not read the user's record, and needs its role (the program leaves the role out). */
 export function unreadableRoleToKeep(): string {
   return (
-    " The user was not updated: its role, or with a guest role its guest flag, which a PUT sends and the program leaves to the " +
+    " The user was not updated: its role, or beside a role that is not a listed member's its guest flag, which a PUT sends and the program leaves to the " +
     "service, cannot be read. Fix the record in the service, or declare role and isGuest, then run again."
   );
 }
 
-/** The service's record has no `isGuest`, which a `PUT` must send, beside a guest `role`, and the program declares none. */
+/**
+ * The service's record has no `isGuest`, which a `PUT` must send, beside a `role` that is a guest's or one the public document
+ * does not list (it may be a guest's), and the program declares none.
+ */
 export function noGuestFlagToKeep(user: Pick<User, "id" | "email">, role: string): string {
+  const which = GUEST_ROLES.has(role)
+    ? `the guest role ${role}`
+    : `the role ${role}, which the public document does not list (it may be a guest's)`;
   return (
     `User ${user.id}${user.email ? ` (${user.email})` : ""}: the service's record does not say whether the user is a guest ` +
-    `(field "data.attributes.isGuest") and has the guest role ${role}, and the program declares no isGuest, so a PUT could not ` +
+    `(field "data.attributes.isGuest") and has ${which}, and the program declares no isGuest, so a PUT could not ` +
     "keep it (it sends every attribute, and false would make a guest a member). Declare isGuest on this resource."
   );
 }

@@ -110,8 +110,9 @@ const OPTIONAL = ["isGuest", "role"] as const;
 /**
  * The attributes to send: the declared ones, and for what the program leaves out, the defaults (a new user) or `current`'s
  * value (a `PUT` replaces every attribute, `isGuest` among them). An unreported role fails, naming the record. An unreported
- * `isGuest` is sent as `false` beside a role that is not a guest's (a service may leave `false` out), and fails beside a guest
- * role: `false` would make the guest a member, a change the program does not declare (see docs/contract.md).
+ * `isGuest` is sent as `false` beside a listed role that is not a guest's (a service may leave `false` out), and fails beside a
+ * guest role or one the document does not list: `false` would make a guest a member, a change the program does not declare
+ * (see docs/contract.md).
  */
 function attributesOf(inputs: Attributes, current?: User): UserAttributes {
   const role = inputs.role ?? (current ? current.role : DEFAULT_USER_ROLE);
@@ -196,7 +197,7 @@ async function hiding<T>(hide: Hide, work: () => Promise<T>): Promise<T> {
 /**
  * The fields `diff` compares, each with how to compare the old value (a state's, or the service's) with the declared one;
  * `role` and `isGuest` only when declared. `isGuest` is read as the package reads a record (`guestOf`, beside the old role): a
- * flag left out beside a role that is not a guest's is `false`; beside a guest role (or no role) it says nothing, so no
+ * flag left out beside a listed role that is not a guest's is `false`; beside any other role (or none) it says nothing, so no
  * declared value holds: the update writes it.
  */
 const COMPARED: Array<[keyof UserInputs, (old: unknown, declared: unknown, oldRole: unknown) => boolean]> = [
@@ -209,7 +210,7 @@ const COMPARED: Array<[keyof UserInputs, (old: unknown, declared: unknown, oldRo
 
 /**
  * The value of attribute `key` the service's `user` holds, as the package reads a record: its guest flag as {@link guestOf}
- * reads it (left out beside a role that is not a guest's: `false`; beside a guest role: `undefined`, not known).
+ * reads it (left out beside a listed role that is not a guest's: `false`; beside any other: `undefined`, not known).
  */
 const serviceValue = (user: User, key: keyof UserInputs): unknown => (key === "isGuest" ? guestOf(user) : user[key as keyof User]);
 
@@ -217,7 +218,7 @@ const serviceValue = (user: User, key: keyof UserInputs): unknown => (key === "i
 const flagOf = (value: unknown): boolean | null => (typeof value === "boolean" ? value : null);
 
 /**
- * A write's answer, `sent` the guest flag the write sent: one that leaves the flag out beside a guest role (it says nothing of
+ * A write's answer, `sent` the guest flag the write sent: one that leaves the flag out beside a guest role or an unlisted one (it says nothing of
  * it, `guestOf`) after the write sent `false` has `false`, which a service may leave out. After `true`, it stays unknown: a
  * service that leaves `false` out reports `true`.
  */
@@ -225,7 +226,7 @@ const answered = (user: User, sent: boolean | undefined): User =>
   guestOf(user) === undefined && sent === false ? { ...user, isGuest: false } : user;
 
 /**
- * A refresh's record, `prior` the user as the state records it: one that leaves the flag out beside a guest role keeps the
+ * A refresh's record, `prior` the user as the state records it: one that leaves the flag out beside a guest role or an unlisted one keeps the
  * state's `false` while the role is the state's (nothing says the flag changed: a service may leave `false` out, and the write
  * of it recorded it). Not the state's `true` (a service that leaves `false` out reports `true`: the flag may have changed), nor
  * beside another role (the record changed): the flag is then not known.

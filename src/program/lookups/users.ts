@@ -132,9 +132,9 @@ export const getUserOutput = outputOf(getUser);
  * email or of the full name (`<firstName> <lastName>`) in any case, compared here on the run's listing of the users: what the
  * API's `filter` matches is not documented (the whole text, or in the case written, would answer fewer users, and none is an
  * answer); `role` and `status` compare exactly (a user whose record leaves one out matches neither
- * value of it). `isGuest` goes by what the record tells (`guestOf`: left out beside a role that is not a guest's, `false`);
- * a record that cannot tell (left out beside a guest role, or beside none) fails the lookup, naming the users: nothing is guessed. None is an
- * answer.
+ * value of it). `isGuest` goes by what the record tells (`guestOf`: left out beside a listed role that is not a guest's,
+ * `false`); a record that cannot tell (left out beside a guest role, a role the document does not list, or none) fails the lookup,
+ * naming the users: nothing is guessed. None is an answer.
  *
  * ```ts
  * const guests = await wa.getUsers({ isGuest: true, status: "live" });
