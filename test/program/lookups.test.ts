@@ -1035,7 +1035,7 @@ describe("records a listing cannot read", () => {
 });
 
 describe("an integration record a listing cannot read, whose label and application it can", () => {
-  it("does not fail getIntegration by another label or application: it is not the one looked for", async () => {
+  it("does not fail getIntegration by another label or application, nor getIntegrations of another application: it is not one looked for", async () => {
     const emu = await emulator({ seed: world() });
     const integration = (id: string, attributes: object) => ({ id, type: "integration", attributes });
     // i-2's createdAt is a number: the record cannot be read, but its label and application can.
@@ -1057,8 +1057,11 @@ describe("an integration record a listing cannot read, whose label and applicati
       const error = await rejection(getIntegration(args));
       expect(InvalidResponseError.isInstance(error) && error.message).toContain("(ids i-2;");
     }
-    // The whole list is not complete without it.
+    // The whole list is not complete without it; the list of another application is.
     expect(InvalidResponseError.isInstance(await rejection(getIntegrations()))).toBe(true);
+    expect((await getIntegrations({ application: "Slack" })).ids).toEqual(["i-1"]);
+    const jira = await rejection(getIntegrations({ application: "Jira" }));
+    expect(InvalidResponseError.isInstance(jira) && jira.message).toContain("(ids i-2;");
   });
 });
 

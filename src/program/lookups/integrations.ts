@@ -157,7 +157,11 @@ export function getIntegrations(args: GetIntegrationsArgs = {}, opts?: pulumi.In
     INTEGRATIONS_ARGS,
     args,
     async ({ application }, session) => {
-      const integrations = whole(session, "getIntegrations", "integrations", await session.allIntegrations())
+      // A record the listing could not read may be one of `application`, unless its application, readable, is another.
+      const listed = await session.allIntegrations();
+      const unread =
+        application === undefined ? listed.unread : listed.unread.filter((record) => record.mayHave("application", application));
+      const integrations = whole(session, "getIntegrations", "integrations", { records: listed.records, unread })
         .filter((integration) => application === undefined || integration.application === application)
         .map(lookedUp)
         .sort((a, b) => nullsLast(a.label, b.label) || nullsLast(a.id, b.id));
