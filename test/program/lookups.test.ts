@@ -338,6 +338,9 @@ describe("lookups by id that join a shared listing", () => {
     await program(emu);
     const errors = await Promise.all([getUser({ id: users.alan }), getUser({ id: users.grace })].map(rejection));
     expect(errors.map((error) => error.message.includes("answered 401"))).toEqual([true, true]);
+    // One answer, one error shared: each lookup's names its own call.
+    expect(errors[0]!.message).toMatch(new RegExp(`^getUser\\(\\{ id: "${users.alan}" \\}\\): GET \\S+/users `));
+    expect(errors[1]!.message).toMatch(new RegExp(`^getUser\\(\\{ id: "${users.grace}" \\}\\): GET \\S+/users `));
     expect(sent(emu)).toEqual(["GET /users"]);
   });
 });
@@ -974,8 +977,34 @@ describe("records a listing cannot read", () => {
     const error = await invalid(getUser({ email: "bob@example.com" }));
     expect(error.message).toContain("getUser: 1 of the users of the workspace at");
     expect(error.message).toContain("(ids u-2;");
-    expect(error.message).toContain("or look the user up by id.");
+    expect(error.message).toContain('Fix the field "attributes.lastName" of that record in the service.');
     expect(LookupError.isInstance(error)).toBe(false);
+  });
+
+  it("offer no lookup by id instead: it reads the same record and fails on the same field, naming the lookup and its argument", async () => {
+    const emu = await emulator({ seed: world() });
+    emu.fault({ method: "GET", path: "/users", body: usersWithBob, times: 10 });
+    const bob = JSON.stringify({ data: userRecord("u-2", "bob@example.com", { lastName: 42 }), links: {}, meta: {} });
+    emu.fault({ method: "GET", path: "/users/u-2", body: bob, times: 10 });
+    await program(emu);
+    const byEmail = await invalid(getUser({ email: "bob@example.com" }));
+    expect(byEmail.message).not.toContain("by id");
+    const byId = await invalid(getUser({ id: "u-2" }));
+    expect(byId.field).toBe(`data.${byEmail.field}`);
+    expect(byId.message).toMatch(/^getUser\(\{ id: "u-2" \}\): GET \S+\/users\/u-2 answered 200 with a body that does not match/);
+  });
+
+  it("listings that never agree fail the lookup naming it and its arguments", async () => {
+    const emu = await emulator({ seed: world(120) });
+    await program(emu);
+    // A user added before every second page: each listing holds one more than the one before, so no two agree.
+    let added = 0;
+    emu.onPage(() => void emu.users.add({ email: `late${++added}@example.com`, firstName: "L", lastName: "Ate" }));
+    const error = await rejection(getUsers({ isGuest: true }));
+    expect(error.message).toMatch(
+      /^getUsers\(\{ isGuest: true \}\): could not read the users of the workspace at \S+ completely: 3 listings/,
+    );
+    expect(sent(emu)).toHaveLength(6);
   });
 
   it("do not fail a getUser by another email: a record whose email is readable is not the user looked for unless it is that email", async () => {
@@ -1023,7 +1052,8 @@ describe("records a listing cannot read", () => {
     expect(all.message).toContain("(ids i-2;");
     expect(all.field).toBe("attributes.label");
     const byLabel = await invalid(getIntegration({ label: "Slack acme" }));
-    expect(byLabel.message).toContain("or look it up by id.");
+    expect(byLabel.message).toContain('Fix the field "attributes.label" of that record in the service.');
+    expect(byLabel.message).not.toContain("by id");
     expect((await getIntegration({ id: integrations.slack })).id).toBe(integrations.slack);
     // By application: the record could be a second Slack.
     await invalid(getIntegration({ application: "Slack" }));
@@ -1181,6 +1211,11 @@ describe("a refused key", () => {
     const hints = (message: string) => message.split("The key comes from").length - 1;
     const plain = await Promise.all([getUsers(), getUsers({ role: "workspace_owner" }), getUsers({ status: "live" })].map(rejection));
     expect(plain.map((e) => hints(e.message))).toEqual([1, 1, 1]);
+    expect(plain.map((e) => e.message.slice(0, e.message.indexOf(": GET ")))).toEqual([
+      "getUsers()",
+      'getUsers({ role: "workspace_owner" })',
+      'getUsers({ status: "live" })',
+    ]);
   });
 });
 

@@ -115,7 +115,7 @@ export function getIntegration(args: GetIntegrationArgs, opts?: pulumi.InvokeOpt
       // A record the listing could not read may be the one (or a second one), unless its ${field}, readable, is another.
       const listed = await session.allIntegrations();
       const unread = listed.unread.filter((record) => record.mayHave(field, value));
-      const all = whole(session, "getIntegration", "integrations", { records: listed.records, unread }, "look it up by id");
+      const all = whole(session, "getIntegration", "integrations", { records: listed.records, unread });
       const matches = all.filter((integration) => integration[field] === value);
       if (matches.length === 0) {
         const known = [...new Set(all.map((i) => i[field]).filter((v): v is string => v !== null))].sort();

@@ -34,14 +34,14 @@ export function notFound(session: { workspace: string }, lookup: string, what: s
 
 /**
  * A lookup that answers from a whole list, which holds records it could not read: any of them may be what it looks for, so it decides
- * nothing. Names the records' ids, the field (each record's own, when they differ) and the fix; `instead`, another way to look it up.
+ * nothing. Names the records' ids, the field (each record's own, when they differ) and the fix. No other lookup is offered instead:
+ * a lookup by id reads the same record with the same schema, and fails on the same field.
  */
 export function unreadable(
   session: { workspace: string },
   lookup: string,
   what: string,
   unread: readonly UnreadRecord[],
-  instead?: string,
 ): InvalidResponseError {
   const { error } = unread[0]!;
   // Records unreadable in different fields: each id is named with its own, and the fix names every one.
@@ -50,7 +50,7 @@ export function unreadable(
   const ids = namedUpTo(named.sort());
   const [those, they] = unread.length === 1 ? ["that record", "it"] : ["those records", "any of them"];
   const quoted = fields.map((field) => JSON.stringify(field)).join(", ");
-  const fix = `Fix the field${fields.length > 1 ? "s" : ""} ${quoted} of ${those} in the service${instead ? `, or ${instead}` : ""}.`;
+  const fix = `Fix the field${fields.length > 1 ? "s" : ""} ${quoted} of ${those} in the service.`;
   return new InvalidResponseError(
     `${lookup}: ${unread.length} of the ${what} of the workspace at ${session.workspace} could not be read (ids ${ids}; ` +
       `${reasonOf(error)}), and this lookup answers from the whole list: ` +
@@ -60,8 +60,8 @@ export function unreadable(
 }
 
 /** The records of a whole list a lookup answers from, or {@link unreadable} when it holds a record that could not be read. */
-export function whole<T>(session: { workspace: string }, lookup: string, what: string, list: ProvenList<T>, instead?: string): T[] {
-  if (list.unread.length > 0) throw unreadable(session, lookup, what, list.unread, instead);
+export function whole<T>(session: { workspace: string }, lookup: string, what: string, list: ProvenList<T>): T[] {
+  if (list.unread.length > 0) throw unreadable(session, lookup, what, list.unread);
   return list.records;
 }
 

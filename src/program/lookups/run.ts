@@ -22,7 +22,8 @@ const afterResources = (key: string) => ({ [AFTER_RESOURCES]: key }) as pulumi.I
 /**
  * Checks `args` against `spec` (throwing before any request), then runs `lookup` with the session, a 401/403 hinted. After
  * resources it waited for (`opts` from {@link outputOf}), the session is the one of the lookups after that same set: the run's
- * earlier listings predate those writes.
+ * earlier listings predate those writes. A failure that is not the lookup's own (a settings error, a read the client refused
+ * or could not parse) is led by the lookup and its arguments ({@link ofLookup}): a program may call many.
  */
 export async function runLookup<A, R>(
   spec: ArgumentSpec,
@@ -30,14 +31,34 @@ export async function runLookup<A, R>(
   lookup: (args: A, session: LookupSession) => Promise<R>,
   opts?: pulumi.InvokeOptions,
 ): Promise<R> {
+  let checked: A;
   try {
-    const checked = checkArguments<A>(spec, args);
+    checked = checkArguments<A>(spec, args);
+  } catch (error) {
+    throw programFailure(error);
+  }
+  try {
     const session = await lookupSession();
     const after = (opts as Record<symbol, unknown> | undefined)?.[AFTER_RESOURCES];
     return await lookup(checked, typeof after === "string" ? session.after(after) : session);
   } catch (error) {
-    throw programFailure(error);
+    throw programFailure(ofLookup(error, spec.lookup, checked as Record<string, unknown>));
   }
+}
+
+/**
+ * `error` led by the call that met it, `getUser({ id: "u-2" }): GET /api/v1/users/u-2 answered 200 with…`, unless its message is
+ * already the lookup's own (`getUser: …`, which names what was looked for). A copy: lookups that arrive together share one
+ * call, so one error, and each names its own arguments.
+ */
+function ofLookup(error: unknown, lookup: string, args: Record<string, unknown>): unknown {
+  if (!(error instanceof Error) || error.message.startsWith(`${lookup}: `)) return error;
+  const given = Object.entries(args).map(([key, value]) => `${key}: ${JSON.stringify(value)}`);
+  const call = `${lookup}(${given.length > 0 ? `{ ${given.join(", ")} }` : ""})`;
+  const copy = Object.create(Object.getPrototypeOf(error)) as Error;
+  for (const key of Reflect.ownKeys(error)) Object.defineProperty(copy, key, Object.getOwnPropertyDescriptor(error, key)!);
+  Object.defineProperty(copy, "message", { value: `${call}: ${error.message}`, writable: true, configurable: true });
+  return copy;
 }
 
 /**

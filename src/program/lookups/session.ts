@@ -195,7 +195,7 @@ export class LookupSession {
       }
       if (proof.error !== undefined) throw proof.error;
       throw new WorkspaceAccessError(
-        `Could not read the ${what} of the workspace at ${this.workspace} completely: ${LOOKUP_PROOF_LISTINGS + 1} listings at ` +
+        `could not read the ${what} of the workspace at ${this.workspace} completely: ${LOOKUP_PROOF_LISTINGS + 1} listings at ` +
           "different page sizes disagreed (records came or went while they were read), and a lookup answers from a whole list " +
           "only. Nothing was decided; run again.",
         { kind: "invalid_response", method: "GET" },

@@ -99,8 +99,7 @@ export function getUser(args: GetUserArgs, opts?: pulumi.InvokeOptions): Promise
         users = proven.records;
         matches = withEmail(users);
         const mayBeThem = proven.unread.filter((record) => record.mayHave("email", email!, sameEmail));
-        if (matches.length === 0 && mayBeThem.length > 0)
-          throw unreadable(session, "getUser", "users", mayBeThem, "look the user up by id");
+        if (matches.length === 0 && mayBeThem.length > 0) throw unreadable(session, "getUser", "users", mayBeThem);
       }
       if (matches.length === 0)
         throw notFound(
