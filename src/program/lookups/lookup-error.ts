@@ -67,14 +67,16 @@ export function whole<T>(session: { workspace: string }, lookup: string, what: s
 
 /**
  * `getUsers` with `isGuest`, where candidates' records do not tell whether they are guests (`isGuest` left out beside a guest
- * role, a role the public document does not list, or none): whether each belongs in the answer is unknown, so the lookup decides nothing (`lookup_ambiguous`, each one a candidate).
+ * role, a role the public document does not list, or none): whether each belongs in the answer is unknown, so the lookup
+ * decides nothing (`lookup_ambiguous`, each one a candidate).
  */
 export function guestUntold(session: { workspace: string }, users: ReadonlyArray<{ id: string; email: string | null }>): LookupError {
   const named = namedUpTo(users.map((u) => (u.email ? `${u.email} (${u.id})` : u.id)).sort());
   return new LookupError(
     `getUsers: ${users.length} of the users of the workspace at ${session.workspace} that match the other arguments have no role, ` +
-      `a guest role or a role the public document does not list (it may be a guest's), and records that do not say whether they are guests (isGuest left out): ${named}. Whether they belong in the answer is ` +
-      "unknown, so nothing was decided. Filter without isGuest (by role, say), or fix the records in the service.",
+      "a guest role or a role the public document does not list (it may be a guest's), and records that do not say whether " +
+      `they are guests (isGuest left out): ${named}. Whether they belong in the answer is unknown, so nothing was decided. ` +
+      "Filter without isGuest (by role, say), or fix the records in the service.",
     "lookup_ambiguous",
     "getUsers",
     users.map((u) => ({ id: u.id, label: u.email })),
