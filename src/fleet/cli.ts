@@ -48,7 +48,7 @@ missing, logged out or too old), 130 after a third Ctrl-C.
 An unknown flag names the one likely meant (--stack: --stacks, --json: --format json, -C: --cwd).
 
 Ctrl-C: no new stack starts. Again, or SIGTERM: the running stacks are cancelled (each pulumi
-gets SIGINT) and the command waits for them to end. A third Ctrl-C prints the report so far and
+not already cancelling gets SIGINT) and the command waits for them to end. A third Ctrl-C prints the report so far and
 exits without waiting. In CI, run it with exec from node_modules/.bin, not through npx, so a
 cancelled job's signals reach it.
 

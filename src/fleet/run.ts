@@ -31,9 +31,12 @@ export interface FleetOptions extends Pick<ScheduleOptions, "stop" | "onStart" |
   expectNoChanges?: boolean;
   /**
    * Once aborted, no new stack starts, a stack whose pulumi has not started yet is reported `skipped`, and each running
-   * pulumi gets SIGINT, on which it cancels (the second Ctrl-C, or SIGTERM). The report is then `interrupted`.
+   * pulumi gets SIGINT, on which it cancels (the second Ctrl-C, or SIGTERM); not one that has said it is cancelling
+   * already (the signal reached it too), to which a SIGINT would be a second signal. The report is then `interrupted`.
    */
   cancel?: AbortSignal;
+  /** How long a cancel holds each pulumi's SIGINT (`CANCEL_SIGINT_WAIT_MS`; the tests' fake pulumi ends sooner). @internal */
+  cancelWaitMs?: number;
 }
 
 /**
@@ -161,6 +164,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
           fullName: project.fullNames.get(stack),
           refresh: options.refresh,
           cancel,
+          cancelWaitMs: options.cancelWaitMs,
           stop,
           onRedactor: (redactor) => redactors.push(redactor),
           serially: (select) =>

@@ -2,13 +2,15 @@
  * What `workspace-access-fleet` does on SIGINT (Ctrl-C) and SIGTERM (a CI job cancelled, `timeout --foreground`, Kubernetes), in
  * steps, each signal taking the run one step further:
  * 1. the first Ctrl-C: no new stack starts; the running ones go on (in a terminal their pulumi got the Ctrl-C too);
- * 2. a second Ctrl-C, or a SIGTERM at any point: the running stacks are cancelled as well (each pulumi gets SIGINT);
- *    the process still waits for every pulumi to end, then prints its report;
+ * 2. a second Ctrl-C, or a SIGTERM at any point: the running stacks are cancelled as well (each pulumi gets SIGINT,
+ *    a moment later, unless it has said it is cancelling already); the process still waits for every pulumi to end,
+ *    then prints its report;
  * 3. a third Ctrl-C: the process prints the report of the run so far (the stacks ended, those still running, those
  *    not started) and exits, without waiting; a fourth exits even while that report is printed.
  * A SIGTERM never exits at once: its sender waits for the process (and sends SIGKILL after its own grace period). One
- * sent to the whole process group (`timeout` without `--foreground`, `kill -- -PGID`) reaches each pulumi too, which then
- * takes the SIGINT of step 2 as its second signal and stops at once (docs/fleet.md says to signal the process alone).
+ * sent to the whole process group (`timeout` without `--foreground`, `kill -- -PGID`) reaches each pulumi too, which
+ * starts cancelling on it and says so; the SIGINT of step 2 would be its second signal, on which it stops at once, so
+ * `stack-run.ts` holds each SIGINT a moment (`CANCEL_SIGINT_WAIT_MS`) and sends none to a pulumi that said so.
  */
 import { type FleetCommand, type FleetReport, INTERRUPTED_BEFORE_IT_STARTED, noChanges, type StackReport } from "./types";
 
@@ -123,7 +125,8 @@ export function fleetSignals(options: FleetSignalOptions): FleetSignals {
       const running = options.progress.running();
       const stopped = running.length === 0 ? "" : ` instead: ${checkEach(running)}`;
       write(
-        `\n${name}: ${why} the running stacks (${list()}): each pulumi gets SIGINT, and waits for its resource operations ` +
+        `\n${name}: ${why} the running stacks (${list()}): each pulumi gets SIGINT (one that says it is cancelling already, ` +
+          `the signal having reached it too, gets none), and waits for its resource operations ` +
           `in flight. A pulumi that got two (in a terminal, each Ctrl-C reaches it too) stops at once${stopped}. ` +
           "Waiting for every pulumi to end; Ctrl-C again prints the report so far and exits without waiting.\n",
       );

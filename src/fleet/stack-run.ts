@@ -3,7 +3,14 @@
  * its key reaches its own workspace only. Never rejects: whatever goes wrong becomes its `failed` report, redacted.
  */
 import { stripVTControlCharacters } from "node:util";
-import { type ConfigMap, type LocalWorkspace, Stack, type StackSettings, type UpdateSummary } from "@pulumi/pulumi/automation";
+import {
+  type ConfigMap,
+  type EngineEvent,
+  type LocalWorkspace,
+  Stack,
+  type StackSettings,
+  type UpdateSummary,
+} from "@pulumi/pulumi/automation";
 import { MIN_API_KEY_LENGTH, makeRedactor, makeValueRedactor } from "../client/redact";
 import { countsOf, EventCollector, failureMessage, warningsOf } from "./engine-events";
 import { stackCheck } from "./signals";
@@ -20,8 +27,9 @@ export interface StackRunOptions {
   /**
    * Once aborted, no pulumi starts for this stack (it is reported `skipped`), and a running pulumi gets one SIGINT,
    * on which it cancels: it starts no new resource operation and waits for those in flight. A pulumi that also
-   * gets a second SIGINT (a second Ctrl-C in a terminal reaches it directly) stops at once instead, and may leave
-   * operations pending in the stack's state.
+   * gets a second signal (a second Ctrl-C in a terminal reaches it directly) stops at once instead, and may leave
+   * operations pending in the stack's state: so the SIGINT waits {@link CANCEL_SIGINT_WAIT_MS}, and is not sent to a
+   * pulumi that said by then it is cancelling (the signal behind the cancel reached it too).
    */
   cancel: AbortSignal;
   /**
@@ -33,6 +41,11 @@ export interface StackRunOptions {
    */
   stop?: AbortSignal | undefined;
   serially<T>(select: () => Promise<T>): Promise<T>;
+  /**
+   * How long a cancel holds this stack's SIGINT, for its pulumi to say it is cancelling already (default
+   * {@link CANCEL_SIGINT_WAIT_MS}; the tests' fake pulumi ends sooner).
+   */
+  cancelWaitMs?: number | undefined;
   /**
    * Told the stack's redactor ({@link secretsRedactor}) once its config is read: the run redacts with it what pulumi says
    * outside the stack's own run (the selection put back after the run).
@@ -86,12 +99,45 @@ function killedAlone(signal: string, stack: string, fullName: string, command: F
 }
 
 /**
- * A signal for the Automation API that follows `cancel`, and a function to stop following it. The Automation API adds
- * its `abort` listener (the one that sends SIGINT) only once pulumi is spawned, after a few awaits of its own; a listener
- * added to an already aborted signal never runs, so a cancel in that gap would let pulumi run to its end. This signal
- * runs such a late listener at once.
+ * How long a cancel holds each pulumi's SIGINT. A SIGTERM sent to the fleet's whole process group (GNU `timeout` without
+ * `--foreground`, a systemd unit's default `KillMode`, `kill -- -PGID`) reaches each pulumi as well, which starts
+ * cancelling on it and says so at once; the fleet's SIGINT would be its second signal, on which it stops at once ("may
+ * lead to orphaned resources"), leaving pending operations or a lock. The wait lets such a pulumi say so first.
  */
-export function forwardedCancel(cancel: AbortSignal): { signal: AbortSignal; release(): void } {
+export const CANCEL_SIGINT_WAIT_MS = 500;
+
+/** What pulumi prints once a first signal starts its cancelling: `^C received; cancelling. ...`, `SIGTERM received; cancelling. ...`. */
+const CANCELLING = /(?:\^C|SIGTERM) received; cancelling/;
+
+/**
+ * Whether the stack's pulumi has said it is cancelling ({@link CANCELLING}), told what it prints as it comes: its stdout
+ * and stderr arrive in chunks that may cut the line in two, so the end of the last chunk is kept with the next.
+ */
+function cancellingWatch(): { said(): boolean; watch(text: string): void } {
+  let tail = "";
+  let said = false;
+  return {
+    said: () => said,
+    watch: (text) => {
+      if (said) return;
+      const seen = tail + text;
+      said = CANCELLING.test(seen);
+      tail = seen.slice(-64);
+    },
+  };
+}
+
+/**
+ * A signal for the Automation API that follows `cancel` once `hold.waitMs` has passed, unless by then `hold.cancelling()`
+ * (pulumi said it is cancelling already: the fleet's SIGINT would be its second signal, on which it stops at once); and a
+ * function to stop following it. The Automation API adds its `abort` listener (the one that sends SIGINT) only once
+ * pulumi is spawned, after a few awaits of its own; a listener added to an already aborted signal never runs, so a cancel
+ * in that gap would let pulumi run to its end. This signal runs such a late listener at once.
+ */
+export function forwardedCancel(
+  cancel: AbortSignal,
+  hold: { waitMs: number; cancelling(): boolean } = { waitMs: 0, cancelling: () => false },
+): { signal: AbortSignal; release(): void } {
   const forward = new AbortController();
   const signal = forward.signal;
   const add = signal.addEventListener.bind(signal);
@@ -103,10 +149,21 @@ export function forwardedCancel(cancel: AbortSignal): { signal: AbortSignal; rel
     if (typeof listener === "function") listener.call(signal, event);
     else listener.handleEvent(event);
   };
-  const abort = () => forward.abort(cancel.reason);
+  let held: NodeJS.Timeout | undefined;
+  const abort = () => {
+    held = setTimeout(() => {
+      if (!hold.cancelling()) forward.abort(cancel.reason);
+    }, hold.waitMs);
+  };
   if (cancel.aborted) abort();
   else cancel.addEventListener("abort", abort, { once: true });
-  return { signal, release: () => cancel.removeEventListener("abort", abort) };
+  return {
+    signal,
+    release: () => {
+      cancel.removeEventListener("abort", abort);
+      clearTimeout(held);
+    },
+  };
 }
 
 /** The stack config's key, whether stored as a secret or (with a warning) in plain text. */
@@ -311,7 +368,11 @@ export async function runStack(name: string, options: StackRunOptions): Promise<
     if (options.cancel.aborted) return skipped();
     return options.stop?.aborted === true ? skipped(INTERRUPTED_BEFORE_START) : undefined;
   };
-  const { signal, release } = forwardedCancel(options.cancel);
+  const cancelling = cancellingWatch();
+  const { signal, release } = forwardedCancel(options.cancel, {
+    waitMs: options.cancelWaitMs ?? CANCEL_SIGINT_WAIT_MS,
+    cancelling: cancelling.said,
+  });
   let operating = false;
   const fullName = options.fullName ?? name;
   // The pulumi command of a step before the operation, while it runs: what a signal that killed it killed.
@@ -345,7 +406,17 @@ export async function runStack(name: string, options: StackRunOptions): Promise<
       summary === undefined ? (events.summary ?? null) : countsOf(summary.resourceChanges);
     // No `expectNoChanges` for pulumi: it checks only after the operation (an up or a refresh has
     // applied its changes by then) and fails the stack, losing its counts; the report checks the counts.
-    const common = { onEvent: events.onEvent, color: "never" as const, signal };
+    // Pulumi says it is cancelling on its display (stdout) and in its engine events (a stdout event): either one will do.
+    const common = {
+      onEvent: (event: EngineEvent) => {
+        if (event.stdoutEvent !== undefined) cancelling.watch(event.stdoutEvent.message);
+        events.onEvent(event);
+      },
+      onOutput: cancelling.watch,
+      onError: cancelling.watch,
+      color: "never" as const,
+      signal,
+    };
     const refresh = options.refresh === true;
     operating = true;
     let changes: ChangeCounts | null;

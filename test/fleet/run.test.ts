@@ -50,6 +50,16 @@ const fake = vi.hoisted(() => ({
   unselectFails: undefined as Error | undefined,
   /** How `pulumi stack ls` fails, if it does (node's execFile error). */
   listFails: undefined as (() => Error) | undefined,
+  /** Each pulumi operation runs until it gets SIGINT or the test ends it, instead of ending on its own. */
+  hold: false,
+  /** The operations held running, by stack: what each prints (on stdout or stderr), and how it ends. */
+  running: new Map<string, { say(stream: "stdout" | "stderr", text: string): void; end(error: Error): void }>(),
+  /** Told each time an operation starts being held. */
+  onRunning: undefined as (() => void) | undefined,
+  /** The stacks whose pulumi operation got SIGINT, in order. */
+  sigints: [] as string[],
+  /** Told each time an operation gets SIGINT. */
+  onSigint: undefined as (() => void) | undefined,
 }));
 
 /** Sends `events` to the Automation API's events server at `address` (`127.0.0.1:PORT`), as pulumi does, and ends the stream. */
@@ -108,7 +118,14 @@ function fakeWorkspace() {
     pulumiCommand: {
       command: "pulumi",
       /** A pulumi operation: ends on its own after a few turns, or as cancelled on SIGINT (the signal's `abort`). */
-      run(args: string[], _cwd: string, _env: unknown, _out: unknown, _err: unknown, signal?: AbortSignal) {
+      run(
+        args: string[],
+        _cwd: string,
+        _env: unknown,
+        onOutput?: (text: string) => void,
+        onError?: (text: string) => void,
+        signal?: AbortSignal,
+      ) {
         fake.calls.push(`pulumi ${args.filter((a) => !a.startsWith("--event-log") && !a.startsWith("tcp:")).join(" ")}`);
         if (args[0] === "stack" && args[1] === "history") {
           const history = fake.history;
@@ -117,10 +134,17 @@ function fakeWorkspace() {
         // The Automation API's events server for a pulumi newer than 3.205: `--event-log tcp://127.0.0.1:PORT`.
         const log = args[args.indexOf("--event-log") + 1] ?? "";
         const send = () => (log.startsWith("tcp://") ? sendEvents(log.slice("tcp://".length), fake.events) : Promise.resolve());
+        const stack = short(args[args.indexOf("--stack") + 1] ?? "");
         return new Promise((resolve, reject) => {
           const end = () => (fake.exit ? reject(fake.exit) : resolve({ stdout: "", stderr: "", code: 0 }));
-          const timer = setTimeout(() => void send().then(end, reject), 20);
+          const timer = fake.hold ? undefined : setTimeout(() => void send().then(end, reject), 20);
+          if (fake.hold) {
+            fake.running.set(stack, { say: (stream, text) => (stream === "stdout" ? onOutput : onError)?.(text), end: reject });
+            fake.onRunning?.();
+          }
           signal?.addEventListener("abort", () => {
+            fake.sigints.push(stack);
+            fake.onSigint?.();
             clearTimeout(timer);
             reject(new Error("code: 255\n stdout: \n stderr: error: preview cancelled\n"));
           });
@@ -182,6 +206,11 @@ beforeEach(() => {
   fake.listFails = undefined;
   fake.selectFails = undefined;
   fake.unselectFails = undefined;
+  fake.hold = false;
+  fake.running = new Map();
+  fake.onRunning = undefined;
+  fake.sigints = [];
+  fake.onSigint = undefined;
 });
 
 const pulumiRuns = () => fake.calls.filter((c) => c.startsWith("pulumi "));
@@ -357,10 +386,65 @@ describe("runFleet: a cancel", () => {
     const cancel = new AbortController();
     // The Automation API prepares pulumi's arguments after the fleet's last check and before it spawns pulumi.
     fake.during["serialize"] = () => cancel.abort();
-    const report = await runFleet({ command: "preview", cwd: "/proj", stacks: ["acme"], cancel: cancel.signal });
+    const report = await runFleet({ command: "preview", cwd: "/proj", stacks: ["acme"], cancel: cancel.signal, cancelWaitMs: 0 });
     expect(report.stacks).toMatchObject([{ stack: "acme", result: "failed", error: "cancelled: preview cancelled" }]);
     expect(report.interrupted).toBe(true);
   });
+
+  // A SIGTERM sent to the fleet's whole process group (`timeout` without `--foreground`, `kill -- -PGID`) reaches each
+  // pulumi too: one that has said it is cancelling on it would take the fleet's SIGINT as its second signal and stop at once.
+  const SIGTERM_SAID = "SIGTERM received; cancelling. If you would like to terminate immediately, send SIGTERM again.\n";
+  it.each([
+    ["on stdout", [["stdout", SIGTERM_SAID]], false],
+    [
+      "on stderr, after a Ctrl-C",
+      [["stderr", "^C received; cancelling. If you would like to terminate immediately, press ^C again.\n"]],
+      false,
+    ],
+    [
+      "cut in two chunks",
+      [
+        ["stdout", "Refreshing (acme):\nSIGTERM received; canc"],
+        ["stdout", "elling. If you would like to terminate immediately, send SIGTERM again.\n"],
+      ],
+      false,
+    ],
+    // The fleet's own SIGTERM may come first: its SIGINT is held a while for pulumi's line.
+    ["just after the fleet's cancel, within the wait", [["stdout", SIGTERM_SAID]], true],
+  ] as const)(
+    "a pulumi that says it is cancelling (%s) gets no SIGINT, and is waited for; one that does not, gets one",
+    async (_how, said, afterCancel) => {
+      fake.hold = true;
+      const bothRunning = new Promise<void>((resolve) => {
+        fake.onRunning = () => (fake.running.size === 2 ? resolve() : undefined);
+      });
+      const cancel = new AbortController();
+      const run = runFleet({ command: "refresh", cwd: "/proj", cancel: cancel.signal, cancelWaitMs: 0 });
+      await bothRunning;
+      // The group's signal reached acme's pulumi, which is cancelling; globex's pulumi got none (it is in no such group).
+      const say = () => {
+        for (const [stream, text] of said) fake.running.get("acme")?.say(stream, text);
+      };
+      const globexSignalled = new Promise<void>((resolve) => {
+        fake.onSigint = () => (fake.sigints.includes("globex") ? resolve() : undefined);
+      });
+      if (!afterCancel) say();
+      cancel.abort();
+      if (afterCancel) say();
+      // acme's pulumi ends its cancelling after the fleet has sent its SIGINTs (each held alike, acme's first).
+      await globexSignalled;
+      fake.running.get("acme")?.end(pulumiFailed("", "error: refresh cancelled\n"));
+      const report = await run;
+      expect(fake.sigints).toEqual(["globex"]);
+      expect(report.stacks.map((s) => [s.stack, s.result])).toEqual([
+        ["acme", "failed"],
+        ["globex", "failed"],
+      ]);
+      expect(report.stacks[0]?.error).toMatch(/^cancelled: .*refresh cancelled/);
+      expect(report.stacks[1]?.error).toBe("cancelled: preview cancelled");
+      expect(report.interrupted).toBe(true);
+    },
+  );
 });
 
 describe("runFleet: the drift check", () => {
