@@ -58,6 +58,10 @@ export async function rememberWorkspace(
   const place = listFile(env, project);
   if ("why" in place) return;
   const { file } = place;
+  // The package's own folder (not one CACHE_DIR_ENV names, whose mode is the user's choice), the user's, left writable by the
+  // group or others by an earlier version's default mode (umask 002): the list in it would never be trusted, nor the export's
+  // address remembered, so it is made the user's alone.
+  if (env[CACHE_DIR_ENV] === undefined) await ownFolderMadePrivate(path.dirname(file));
   // The addresses of a file not read or not trusted are not kept: it is replaced by one of the user's alone.
   const { addresses } = await readAddresses(file);
   // Given again as the most recent already: nothing to write (a check run with --base-url each time writes once).
@@ -75,6 +79,19 @@ export async function rememberWorkspace(
       `could not remember ${baseUrl} in ${file} (${failed}): a later --check will not send the key to the address access.yaml ` +
         `records. Set ${ENV.baseUrl} to the workspace's address instead, or correct ${file}.`,
     );
+  }
+}
+
+/** `folder`, when this process's user owns it, no longer writable by its group or others. Never throws; nothing on Windows. */
+async function ownFolderMadePrivate(folder: string): Promise<void> {
+  if (process.platform === "win32" || process.getuid === undefined) return;
+  try {
+    const stats = await fsp.lstat(folder);
+    if (stats.isDirectory() && stats.uid === process.getuid() && (stats.mode & 0o022) !== 0) {
+      await fsp.chmod(folder, stats.mode & 0o700);
+    }
+  } catch {
+    // Not there yet (made private when made), or not ours to change: the read says why it is not trusted.
   }
 }
 
@@ -124,7 +141,27 @@ function listFile(env: NodeJS.ProcessEnv, project: string | undefined): { file: 
         `the addresses you gave are never kept there. Set ${CACHE_DIR_ENV} to a folder outside it`,
     };
   }
+  // The repository holding the project: a branch chooses every file of it, not only the project's (`$PWD/.wa-cache` in a
+  // repository's `.envrc`, the project in a subfolder).
+  const repository = project === undefined ? undefined : workTreeOf(project);
+  if (repository !== undefined && isWithin(dir, repository)) {
+    return {
+      why:
+        `the cache folder ${dir} is inside ${repository}, the repository holding the project, whose files a branch chooses: ` +
+        `the addresses you gave are never kept there. Set ${CACHE_DIR_ENV} to a folder outside it`,
+    };
+  }
   return { file: path.join(dir, KNOWN_WORKSPACES_FILE) };
+}
+
+/** The git work tree `project` is in: the nearest folder at or above it holding `.git` (a folder, or a worktree's file). */
+function workTreeOf(project: string): string | undefined {
+  for (let dir = realPath(project); ; ) {
+    if (fs.existsSync(path.join(dir, ".git"))) return dir;
+    const parent = path.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
 }
 
 /** Whether `dir` is `project` or inside it, their links resolved where they exist. */

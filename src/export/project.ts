@@ -250,8 +250,9 @@ WORKSPACE_ACCESS_API_KEY=<key> npx workspace-access-export --check --accept --ou
 
 These commands run this folder's \`package.json\`, lockfile and \`.npmrc\`: that keeps \`access.yaml\`
 alone from choosing where the key goes, not a branch's code. On a branch you did not write, never
-run \`npm install\` or \`npx\` here with the key set (an \`.npmrc\` or a dependency the branch changed
-would run with it); run a copy of the tool installed outside it, at a version you chose, from
+run \`npm install\` or \`npx\` here on a machine where you use the key (an \`.npmrc\` or a dependency the
+branch changed would run as you, with the key or with your cache folder); run a copy of the tool
+installed outside it, at a version you chose, from
 another folder:
 
 \`\`\`sh

@@ -106,8 +106,12 @@ function killedAlone(signal: string, stack: string, fullName: string, command: F
  */
 export const CANCEL_SIGINT_WAIT_MS = 500;
 
-/** What pulumi prints once a first signal starts its cancelling: `^C received; cancelling. ...`, `SIGTERM received; cancelling. ...`. */
-const CANCELLING = /(?:\^C|SIGTERM) received; cancelling/;
+/**
+ * What pulumi prints once a first signal starts its cancelling, at the start of a line: `^C received; cancelling. If you would
+ * like to terminate immediately, press ^C again.`, `SIGTERM received; cancelling. ...`. The whole sentence, at a line's start:
+ * the same words inside a resource's diagnostic (indented, prefixed) or a program's output must not spare that pulumi its SIGINT.
+ */
+const CANCELLING = /(?:^|[\r\n])(?:\^C|SIGTERM) received; cancelling\. If you would like to terminate immediately/;
 
 /**
  * Whether the stack's pulumi has said it is cancelling ({@link CANCELLING}), told what it prints as it comes: its stdout
@@ -122,7 +126,7 @@ function cancellingWatch(): { said(): boolean; watch(text: string): void } {
       if (said) return;
       const seen = tail + text;
       said = CANCELLING.test(seen);
-      tail = seen.slice(-64);
+      tail = seen.slice(-128);
     },
   };
 }

@@ -50,7 +50,7 @@ describe("--check of a guest flag the workspace's record does not tell", () => {
         "both",
         "false",
         "not told",
-        "access.yaml has ann@x.example as not a guest; the workspace does not tell whether they are (isGuest left out beside the role workspace_guest_user): pulumi up would write access.yaml's flag",
+        "access.yaml has ann@x.example as not a guest; the workspace does not tell whether they are (isGuest left out beside the role workspace_guest_user): pulumi up writes access.yaml's flag unless the stack's state records that write already",
       ],
     ]);
 

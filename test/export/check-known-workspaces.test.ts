@@ -293,6 +293,29 @@ describe("a list of addresses a branch or another user could have written", () =
     expect(theirs.requests).toEqual([]);
   });
 
+  it("is not used when the cache folder is inside the repository holding the project (the project in a subfolder)", async () => {
+    const ours = await emulator({ seed: twoMembers() });
+    const theirs = await emulator({ seed: twoMembers() });
+    freshCacheDir();
+    const { dir, file } = await branchPointingAt(ours, theirs);
+    // The project is the repository's `access/`; the repository's `.envrc` names `$PWD/.wa-cache` at its root.
+    const repository = fs.realpathSync(path.dirname(dir));
+    fs.mkdirSync(path.join(repository, ".git"));
+    const beside = path.join(repository, ".wa-cache");
+    commitList(beside, theirs.url);
+    vi.stubEnv("WORKSPACE_ACCESS_CACHE_DIR", beside);
+    const refused = await rejection(runCheck({ out: dir, env: env(ours) }));
+    expect(refused.message).toBe(
+      noneRemembered(
+        file,
+        theirs.url,
+        `the cache folder ${beside} is inside ${repository}, the repository holding the project, whose files a branch chooses: ` +
+          "the addresses you gave are never kept there. Set WORKSPACE_ACCESS_CACHE_DIR to a folder outside it",
+      ),
+    );
+    expect(theirs.requests).toEqual([]);
+  });
+
   it.runIf(process.platform !== "win32").each<[string, (known: string) => void, (known: string) => string]>([
     [
       "the file writable by its group",
@@ -324,6 +347,31 @@ describe("a list of addresses a branch or another user could have written", () =
       const refused = await rejection(runCheck({ out: dir, env: env(ours) }));
       expect(refused.message).toBe(noneRemembered(file, theirs.url, `${known} was not read: ${why(known)}`));
       expect(theirs.requests).toEqual([]);
+    },
+  );
+
+  it.runIf(process.platform !== "win32")(
+    "makes the package's own cache folder, left group-writable by an earlier version, the user's alone: the export's address is then trusted",
+    async () => {
+      const emu = await emulator({ seed: twoMembers() });
+      const xdg = path.join(freshCacheDir(), "xdg");
+      // No WORKSPACE_ACCESS_CACHE_DIR: the package's own folder in the user's cache folder, made 0775 under umask 002 before.
+      vi.stubEnv("WORKSPACE_ACCESS_CACHE_DIR", undefined);
+      vi.stubEnv("XDG_CACHE_HOME", xdg);
+      const own = path.join(xdg, "pulumi-workspace-access");
+      fs.mkdirSync(own, { recursive: true });
+      fs.chmodSync(own, 0o775);
+      const { dir } = await runExport(options(emu));
+      expect(fs.statSync(own).mode & 0o777).toBe(0o700);
+      emu.clearRequests();
+      expect(await runCheck({ out: dir, env: env(emu) })).toMatchObject({ workspace: emu.url });
+      // A folder WORKSPACE_ACCESS_CACHE_DIR names keeps the mode the user gave it (the refusal says chmod go-w instead).
+      const named = path.join(xdg, "named");
+      fs.mkdirSync(named, { mode: 0o700 });
+      fs.chmodSync(named, 0o775);
+      vi.stubEnv("WORKSPACE_ACCESS_CACHE_DIR", named);
+      await runExport(options(emu));
+      expect(fs.statSync(named).mode & 0o777).toBe(0o775);
     },
   );
 

@@ -163,9 +163,9 @@ describe("compareAccess", () => {
         f.users[1] = { name: bob.name, email: bob.email, firstName: "Bob", lastName: "Ray" };
       }),
       [
-        "access.yaml has ann@x.example as not a guest; the workspace does not tell whether they are (isGuest left out beside the role workspace_guest_user): pulumi up would write access.yaml's flag",
+        "access.yaml has ann@x.example as not a guest; the workspace does not tell whether they are (isGuest left out beside the role workspace_guest_user): pulumi up writes access.yaml's flag unless the stack's state records that write already",
         "access.yaml gives bob@x.example the role workspace_login_only; the workspace gives no role",
-        "access.yaml has bob@x.example as a guest; the workspace does not tell whether they are (isGuest left out beside no role): pulumi up would write access.yaml's flag",
+        "access.yaml has bob@x.example as a guest; the workspace does not tell whether they are (isGuest left out beside no role): pulumi up writes access.yaml's flag unless the stack's state records that write already",
       ],
       [
         ["user-guest", "both", "false", "not told"],

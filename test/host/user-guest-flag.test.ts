@@ -122,6 +122,21 @@ describe("User: a role the public document does not list whose record leaves isG
     expect(writes(emu)).toMatchObject([{ method: "PUT", body: { data: { attributes: { lastName: "Roe", isGuest: true } } } }]);
   });
 
+  it("a role change to such a role, the flag left out of a member's record, names the record's role and the one sent", async () => {
+    const emu = await emulator({ quirks: { openUserRoles: true } });
+    await configureFor(emu, {}, { info: () => {} });
+    const member = emu.users.add({ ...kay, role: "workspace_login_only", isGuest: false });
+    emu.users.update(member.id, { isGuest: null as unknown as boolean });
+    const { id, outs } = wire(await provider.create((await check({ ...kay, adoptExisting: true })).inputs!));
+    emu.clearRequests();
+    const moved = (await check({ ...kay, adoptExisting: true, role: "workspace_external_collaborator" })).inputs!;
+    const error = await rejection(provider.update!(id, outs!, moved));
+    expect(error.message).toContain(
+      "has the role workspace_login_only, and the update sends the role workspace_external_collaborator, which the public document does not list",
+    );
+    expect(writes(emu)).toEqual([]);
+  });
+
   it("an adoption declaring isGuest: false beside such a record writes it: a declared flag is not taken as holding", async () => {
     const emu = await emulator({ quirks: { openUserRoles: true } });
     await configureFor(emu, {}, { info: () => {} });

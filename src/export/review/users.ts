@@ -88,7 +88,8 @@ function* attributeDifferences(was: AccessUser, user: AccessUser): Iterable<Acce
     const guest = (value: boolean) => (value ? "a guest" : "not a guest");
     const theirs =
       user.isGuest === undefined
-        ? `the workspace does not tell whether they are (isGuest left out beside ${role(user.role)}): pulumi up would write access.yaml's flag`
+        ? `the workspace does not tell whether they are (isGuest left out beside ${role(user.role)}): pulumi up writes ` +
+          "access.yaml's flag unless the stack's state records that write already"
         : `the workspace has them as ${guest(user.isGuest)}`;
     yield difference(
       {

@@ -62,13 +62,15 @@ export function unreadableRoleToKeep(): string {
  * The service's record has no `isGuest`, which a `PUT` must send, beside a `role` that is a guest's or one the public document
  * does not list (it may be a guest's), and the program declares none.
  */
-export function noGuestFlagToKeep(user: Pick<User, "id" | "email">, role: string): string {
+export function noGuestFlagToKeep(user: Pick<User, "id" | "email" | "role">, role: string): string {
   const which = GUEST_ROLES.has(role)
     ? `the guest role ${role}`
     : `the role ${role}, which the public document does not list (it may be a guest's)`;
+  // The role the PUT sends is the program's where it declares one: the record may hold another.
+  const held = user.role === role ? `has ${which}` : `has the role ${user.role ?? "(none)"}, and the update sends ${which}`;
   return (
     `User ${user.id}${user.email ? ` (${user.email})` : ""}: the service's record does not say whether the user is a guest ` +
-    `(field "data.attributes.isGuest") and has ${which}, and the program declares no isGuest, so a PUT could not ` +
+    `(field "data.attributes.isGuest") and ${held}, and the program declares no isGuest, so a PUT could not ` +
     "keep it (it sends every attribute, and false would make a guest a member). Declare isGuest on this resource."
   );
 }
