@@ -273,44 +273,29 @@ describe("a list of addresses a branch or another user could have written", () =
     expect(theirs.requests).toEqual([]);
   });
 
-  it("is not used when the cache folder is inside the project (an absolute WORKSPACE_ACCESS_CACHE_DIR=$PWD/.wa-cache)", async () => {
+  it.each([
+    ["the project (an absolute WORKSPACE_ACCESS_CACHE_DIR=$PWD/.wa-cache)", "project"],
+    ["the repository holding the project (the project in a subfolder, the repository's .envrc naming its root's .wa-cache)", "repository"],
+  ] as const)("is not used when the cache folder is inside %s", async (_, where) => {
     const ours = await emulator({ seed: twoMembers() });
     const theirs = await emulator({ seed: twoMembers() });
     freshCacheDir();
     const { dir, file } = await branchPointingAt(ours, theirs);
-    const inside = path.join(dir, ".wa-cache");
+    // The project is the repository's `access/`.
+    const repository = fs.realpathSync(path.dirname(dir));
+    if (where === "repository") fs.mkdirSync(path.join(repository, ".git"));
+    const holder = where === "project" ? dir : repository;
+    const inside = path.join(holder, ".wa-cache");
     commitList(inside, theirs.url);
     vi.stubEnv("WORKSPACE_ACCESS_CACHE_DIR", inside);
     const refused = await rejection(runCheck({ out: dir, env: env(ours) }));
+    const which = where === "project" ? "the project's folder" : "the repository holding the project";
     expect(refused.message).toBe(
       noneRemembered(
         file,
         theirs.url,
-        `the cache folder ${inside} is inside ${dir}, the project's folder, whose files a branch chooses: the addresses you ` +
+        `the cache folder ${inside} is inside ${holder}, ${which}, whose files a branch chooses: the addresses you ` +
           "gave are never kept there. Set WORKSPACE_ACCESS_CACHE_DIR to a folder outside it",
-      ),
-    );
-    expect(theirs.requests).toEqual([]);
-  });
-
-  it("is not used when the cache folder is inside the repository holding the project (the project in a subfolder)", async () => {
-    const ours = await emulator({ seed: twoMembers() });
-    const theirs = await emulator({ seed: twoMembers() });
-    freshCacheDir();
-    const { dir, file } = await branchPointingAt(ours, theirs);
-    // The project is the repository's `access/`; the repository's `.envrc` names `$PWD/.wa-cache` at its root.
-    const repository = fs.realpathSync(path.dirname(dir));
-    fs.mkdirSync(path.join(repository, ".git"));
-    const beside = path.join(repository, ".wa-cache");
-    commitList(beside, theirs.url);
-    vi.stubEnv("WORKSPACE_ACCESS_CACHE_DIR", beside);
-    const refused = await rejection(runCheck({ out: dir, env: env(ours) }));
-    expect(refused.message).toBe(
-      noneRemembered(
-        file,
-        theirs.url,
-        `the cache folder ${beside} is inside ${repository}, the repository holding the project, whose files a branch chooses: ` +
-          "the addresses you gave are never kept there. Set WORKSPACE_ACCESS_CACHE_DIR to a folder outside it",
       ),
     );
     expect(theirs.requests).toEqual([]);
