@@ -1,6 +1,6 @@
 /** What every lookup does around its own logic: arguments checked first, the session, 401/403 hints, the output form. */
 import * as pulumi from "@pulumi/pulumi";
-import { WorkspaceAccessError } from "../../client/errors";
+import { WorkspaceAccessError, withMessage } from "../../client/errors";
 import { redactError } from "../../client/redact";
 import { hiderOf } from "../../shared/hide-secrets";
 import { emailKey } from "../../client/models";
@@ -55,10 +55,7 @@ function ofLookup(error: unknown, lookup: string, args: Record<string, unknown>)
   if (!(error instanceof Error) || error.message.startsWith(`${lookup}: `)) return error;
   const given = Object.entries(args).map(([key, value]) => `${key}: ${JSON.stringify(value)}`);
   const call = `${lookup}(${given.length > 0 ? `{ ${given.join(", ")} }` : ""})`;
-  const copy = Object.create(Object.getPrototypeOf(error)) as Error;
-  for (const key of Reflect.ownKeys(error)) Object.defineProperty(copy, key, Object.getOwnPropertyDescriptor(error, key)!);
-  Object.defineProperty(copy, "message", { value: `${call}: ${error.message}`, writable: true, configurable: true });
-  return copy;
+  return withMessage(error, `${call}: ${error.message}`);
 }
 
 /**
