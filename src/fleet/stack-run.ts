@@ -114,19 +114,22 @@ export const CANCEL_SIGINT_WAIT_MS = 500;
 const CANCELLING = /(?:^|[\r\n])(?:\^C|SIGTERM) received; cancelling\. If you would like to terminate immediately/;
 
 /**
- * Whether the stack's pulumi has said it is cancelling ({@link CANCELLING}), told what it prints as it comes: its stdout
- * and stderr arrive in chunks that may cut the line in two, so the end of the last chunk is kept with the next.
+ * Whether the stack's pulumi has said it is cancelling ({@link CANCELLING}), told what it prints as it comes, a watcher per
+ * stream (`stream()`): stdout and stderr arrive in chunks that may cut the line in two, so the end of a stream's last chunk
+ * is kept with its next, never joined with another stream's.
  */
-function cancellingWatch(): { said(): boolean; watch(text: string): void } {
-  let tail = "";
+function cancellingWatch(): { said(): boolean; stream(): (text: string) => void } {
   let said = false;
   return {
     said: () => said,
-    watch: (text) => {
-      if (said) return;
-      const seen = tail + text;
-      said = CANCELLING.test(seen);
-      tail = seen.slice(-128);
+    stream: () => {
+      let tail = "";
+      return (text) => {
+        if (said) return;
+        const seen = tail + text;
+        said = CANCELLING.test(seen);
+        tail = seen.slice(-128);
+      };
     },
   };
 }
@@ -411,13 +414,14 @@ export async function runStack(name: string, options: StackRunOptions): Promise<
     // No `expectNoChanges` for pulumi: it checks only after the operation (an up or a refresh has
     // applied its changes by then) and fails the stack, losing its counts; the report checks the counts.
     // Pulumi says it is cancelling on its display (stdout) and in its engine events (a stdout event): either one will do.
+    const [fromEvents, fromStdout, fromStderr] = [cancelling.stream(), cancelling.stream(), cancelling.stream()];
     const common = {
       onEvent: (event: EngineEvent) => {
-        if (event.stdoutEvent !== undefined) cancelling.watch(event.stdoutEvent.message);
+        if (event.stdoutEvent !== undefined) fromEvents(event.stdoutEvent.message);
         events.onEvent(event);
       },
-      onOutput: cancelling.watch,
-      onError: cancelling.watch,
+      onOutput: fromStdout,
+      onError: fromStderr,
       color: "never" as const,
       signal,
     };
