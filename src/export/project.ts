@@ -252,8 +252,7 @@ These commands run this folder's \`package.json\`, lockfile and \`.npmrc\`: that
 alone from choosing where the key goes, not a branch's code. On a branch you did not write, never
 run \`npm install\` or \`npx\` here on a machine where you use the key (an \`.npmrc\` or a dependency the
 branch changed would run as you, with the key or with your cache folder); run a copy of the tool
-installed outside it, at a version you chose, from
-another folder:
+installed outside it, at a version you chose, from another folder:
 
 \`\`\`sh
 npm install --global pulumi-workspace-access@<version>

@@ -128,9 +128,10 @@ describe("progression by time", () => {
   });
 });
 
-describe("the ceiling of jobs that progress by polls (settleAfterMs)", () => {
-  const viewer = (emulator: Emulator) => emulator.integrations.members(TEAM.tube)[0]?.entitlements;
+/** The set the emulator's first member of the team's YouTube holds. */
+const viewer = (emulator: Emulator) => emulator.integrations.members(TEAM.tube)[0]?.entitlements;
 
+describe("the ceiling of jobs that progress by polls (settleAfterMs)", () => {
   it("ends a job nobody reads by itself at the ceiling, doing its work, as the service does", async () => {
     const clock = new VirtualClock();
     await withEmulator({ job: { finishAfterPolls: 2, settleAfterMs: 30_000 }, clock }, async (emulator) => {
@@ -195,8 +196,6 @@ describe("the ceiling of jobs that progress by polls (settleAfterMs)", () => {
 });
 
 describe("a job store that lags its writes (readableAfterMs)", () => {
-  const viewer = (emulator: Emulator) => emulator.integrations.members(TEAM.tube)[0]?.entitlements;
-
   it("answers 404, the body an unknown job gets, until readableAfterMs after creation; those reads are no polls", async () => {
     const clock = new VirtualClock();
     await withEmulator({ job: { finishAfterPolls: 2, readableAfterMs: 300 }, clock }, async (emulator) => {
