@@ -14,8 +14,14 @@ import { programClient, programSettings } from "../program-settings";
 import { thisRun } from "../program-run";
 import { BatchWindow } from "../../shared/batch-window";
 
-/** How long a lookup by id waits for others to join it (then they share one listing). */
+/** How long a lookup by id waits for others to join it (then, {@link IDS_FOR_A_LISTING} or more, they share one listing). */
 const LOOKUP_BATCH_WINDOW_MS = 5;
+/**
+ * How many lookups of users by id arriving together share one listing of the users instead of reading each by id: a listing
+ * costs a request per 100 users (200 in a workspace of 20,000), so a few lookups read their own records (one `GET` each, sent
+ * together), and only many share a listing (at most this many reads too many where one page would do). @internal
+ */
+export const IDS_FOR_A_LISTING = 25;
 /** How many more listings a list may cost to be proven complete (two in a row agreeing at different page sizes). */
 const LOOKUP_PROOF_LISTINGS = 2;
 
@@ -95,10 +101,13 @@ export class LookupSession {
     return readable(await this.#listing("users", this.#usersAt));
   }
 
-  /** A user by id, or `undefined`: lookups by id that arrive together share a listing (presence); a lone one, or one it misses, is one `GET`. */
+  /**
+   * A user by id, or `undefined`: one `GET`, unless a listing of the users is under way, or {@link IDS_FOR_A_LISTING} lookups by id
+   * arrive together, which then share one (presence: one it misses is read by its own `GET`).
+   */
   user(id: string): Promise<User | undefined> {
     return this.#call(`user:${idOf(id)}`, async () => {
-      const shared = this.#calls.has("users") || (await this.#window.join()) > 1 || this.#calls.has("users");
+      const shared = this.#calls.has("users") || (await this.#window.join()) >= IDS_FOR_A_LISTING || this.#calls.has("users");
       const listed = shared ? await this.#joined("users", this.#usersAt) : undefined;
       return readableOr(listed?.get(idOf(id)), () => unlessNotFound(this.#client.users.get(id)));
     });
