@@ -115,7 +115,7 @@ export function getIntegration(args: GetIntegrationArgs, opts?: pulumi.InvokeOpt
       // A record the listing could not read may be the one (or a second one), unless its ${field}, readable, is another.
       const listed = await session.allIntegrations();
       const unread = listed.unread.filter((record) => record.mayHave(field, value));
-      const all = whole(session, "getIntegration", "integrations", { records: listed.records, unread });
+      const all = whole(session, "integrations", { records: listed.records, unread });
       const matches = all.filter((integration) => integration[field] === value);
       if (matches.length === 0) {
         const known = [...new Set(all.map((i) => i[field]).filter((v): v is string => v !== null))].sort();
@@ -161,7 +161,7 @@ export function getIntegrations(args: GetIntegrationsArgs = {}, opts?: pulumi.In
       const listed = await session.allIntegrations();
       const unread =
         application === undefined ? listed.unread : listed.unread.filter((record) => record.mayHave("application", application));
-      const integrations = whole(session, "getIntegrations", "integrations", { records: listed.records, unread })
+      const integrations = whole(session, "integrations", { records: listed.records, unread })
         .filter((integration) => application === undefined || integration.application === application)
         .map(lookedUp)
         .sort((a, b) => nullsLast(a.label, b.label) || nullsLast(a.id, b.id));
@@ -221,7 +221,7 @@ export function getIntegrationMembers(args: GetIntegrationMembersArgs, opts?: pu
     async ({ integrationId }, session) => {
       const listed = await session.members(integrationId);
       if (!listed) throw notFound(session, "getIntegrationMembers", `no integration with id "${integrationId}"`, NO_INTEGRATION_FIX);
-      const members = whole(session, "getIntegrationMembers", `members of integration ${integrationId}`, listed)
+      const members = whole(session, `members of integration ${integrationId}`, listed)
         .map((m) => ({
           userId: m.id,
           email: m.email,

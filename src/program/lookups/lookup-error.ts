@@ -35,11 +35,12 @@ export function notFound(session: { workspace: string }, lookup: string, what: s
 /**
  * A lookup that answers from a whole list, which holds records it could not read: any of them may be what it looks for, so it decides
  * nothing. Names the records' ids, the field (each record's own, when they differ) and the fix. No other lookup is offered instead:
- * a lookup by id reads the same record with the same schema, and fails on the same field.
+ * a lookup by id reads the same record with the same schema, and fails on the same field. Its message is led by the lookup's call,
+ * its arguments named (`getUser({ email: "bob@example.com" }): 1 of the users…`: `run.ts` adds it), as the service's errors are:
+ * lookups that share a listing share this error, and a program making many tells which failed.
  */
 export function unreadable(
   session: { workspace: string },
-  lookup: string,
   what: string,
   unread: readonly UnreadRecord[],
 ): InvalidResponseError {
@@ -52,7 +53,7 @@ export function unreadable(
   const quoted = fields.map((field) => JSON.stringify(field)).join(", ");
   const fix = `Fix the field${fields.length > 1 ? "s" : ""} ${quoted} of ${those} in the service.`;
   return new InvalidResponseError(
-    `${lookup}: ${unread.length} of the ${what} of the workspace at ${session.workspace} could not be read (ids ${ids}; ` +
+    `${unread.length} of the ${what} of the workspace at ${session.workspace} could not be read (ids ${ids}; ` +
       `${reasonOf(error)}), and this lookup answers from the whole list: ` +
       `${they} may be what it looks for, so nothing was decided. ${fix}`,
     { method: error.method ?? "GET", path: error.path ?? "", status: error.status ?? 200, field: error.field },
@@ -60,8 +61,8 @@ export function unreadable(
 }
 
 /** The records of a whole list a lookup answers from, or {@link unreadable} when it holds a record that could not be read. */
-export function whole<T>(session: { workspace: string }, lookup: string, what: string, list: ProvenList<T>): T[] {
-  if (list.unread.length > 0) throw unreadable(session, lookup, what, list.unread);
+export function whole<T>(session: { workspace: string }, what: string, list: ProvenList<T>): T[] {
+  if (list.unread.length > 0) throw unreadable(session, what, list.unread);
   return list.records;
 }
 

@@ -99,7 +99,7 @@ export function getUser(args: GetUserArgs, opts?: pulumi.InvokeOptions): Promise
         users = proven.records;
         matches = withEmail(users);
         const mayBeThem = proven.unread.filter((record) => record.mayHave("email", email!, sameEmail));
-        if (matches.length === 0 && mayBeThem.length > 0) throw unreadable(session, "getUser", "users", mayBeThem);
+        if (matches.length === 0 && mayBeThem.length > 0) throw unreadable(session, "users", mayBeThem);
       }
       if (matches.length === 0)
         throw notFound(
@@ -144,7 +144,7 @@ export function getUsers(args: GetUsersArgs = {}, opts?: pulumi.InvokeOptions): 
     USERS_ARGS,
     args,
     async ({ search, role, status, isGuest }, session) => {
-      const listed = whole(session, "getUsers", "users", await session.users());
+      const listed = whole(session, "users", await session.users());
       const matching = listed.filter(
         (user) =>
           (search === undefined || contains(user, search)) &&
