@@ -17,15 +17,21 @@ export interface ListOptions {
   onInvalid?: (id: string | undefined, error: InvalidResponseError, readable: ReadableFields) => void;
 }
 
-/** The attributes of a record that breaks the contract that are text all the same (redacted), by name. */
-export type ReadableFields = { email?: string; label?: string; application?: string };
+/**
+ * The attributes of a record that breaks the contract that can be read all the same, by name: text (redacted), or `null` where
+ * the record holds none (the field `null`, left out of its attributes, or blank), as a record that keeps the contract reads;
+ * left out where it cannot be told (the field of another type, or no attributes object).
+ */
+export type ReadableFields = { email?: string | null; label?: string | null; application?: string | null };
 
 /**
- * Whether a record that breaks the contract, its `readable` fields, may be the record whose `field` is `value`: unless that field
- * is text, and another (one the key's redaction touched is not compared). `same` compares two values (emails: in any case).
+ * Whether a record that breaks the contract, its `readable` fields, may be the record whose `field` is `value` (never blank):
+ * unless that field is text, and another (one the key's redaction touched is not compared), or it holds none. `same` compares two
+ * values (emails: in any case).
  */
 export function mayHave(readable: ReadableFields, field: keyof ReadableFields, value: string, same = (a: string, b: string) => a === b) {
   const its = readable[field];
+  if (its === null) return false;
   return its === undefined || its.includes(REDACTED) || same(its, value);
 }
 const READABLE = ["email", "label", "application"] as const;
@@ -107,10 +113,14 @@ export async function* paginate<T extends z.ZodType, R>(
       }
       const { id, error } = invalidRecord(http, path, status, item, parsed.error.issues);
       const attributes = item && typeof item === "object" ? (item as { attributes?: unknown }).attributes : undefined;
+      const fields =
+        attributes && typeof attributes === "object" && !Array.isArray(attributes) ? (attributes as Record<string, unknown>) : undefined;
       const readable: ReadableFields = {};
       for (const name of READABLE) {
-        const value = attributes && typeof attributes === "object" ? (attributes as Record<string, unknown>)[name] : undefined;
+        const value = fields?.[name];
         if (typeof value === "string" && value.trim() !== "") readable[name] = http.redact(value);
+        // None, as a record that keeps the contract would read: no lookup by a value of that field can be waiting on it.
+        else if (fields !== undefined && (value === null || value === undefined || typeof value === "string")) readable[name] = null;
       }
       onInvalid?.(id === undefined ? undefined : http.redact(id), error, readable);
     }

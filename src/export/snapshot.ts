@@ -61,7 +61,7 @@ const MEMBER_LISTS_AT_ONCE = 4;
 export const COMPLETE_LISTINGS = 3;
 
 type Broken = { id: string | undefined; email?: string | undefined; reason: string };
-type OnInvalid = (id: string | undefined, error: Error, readable: { email?: string }) => void;
+type OnInvalid = (id: string | undefined, error: Error, readable: { email?: string | null }) => void;
 
 /**
  * A list read until a second complete listing at another page size names the same records (`client/absence.ts`);
@@ -78,7 +78,8 @@ async function provenListing<T extends { id: string }>(
     // A record without an id is in every listing alike: it cannot make two listings differ.
     const add = (id: string | undefined, entry: { record: T } | { invalid: Broken }) =>
       listing.set(idOf(id ?? ""), [...(listing.get(idOf(id ?? "")) ?? []), entry]);
-    const onInvalid: OnInvalid = (id, error, { email }) => add(id, { invalid: { id: id && idOf(id), email, reason: error.message } });
+    const onInvalid: OnInvalid = (id, error, { email }) =>
+      add(id, { invalid: { id: id && idOf(id), email: email ?? undefined, reason: error.message } });
     for await (const record of list(pageSize, onInvalid)) {
       add(record.id, { record });
       if (first) each(record);

@@ -947,7 +947,7 @@ describe("the output forms", () => {
 
 describe("records a listing cannot read", () => {
   /** A page of user records; `extra` puts a wrong-typed field in one. */
-  const userRecord = (id: string, email: string, extra: object = {}) => ({
+  const userRecord = (id: string, email: string | null, extra: object = {}) => ({
     id,
     type: "user",
     attributes: { email, firstName: "A", lastName: "B", role: "workspace_login_only", isGuest: true, status: "live", ...extra },
@@ -1007,6 +1007,42 @@ describe("records a listing cannot read", () => {
     expect(error.message).toContain("(ids u-2;");
     expect(error.message).toContain('Fix the field "attributes.lastName" of that record in the service.');
     expect(LookupError.isInstance(error)).toBe(false);
+  });
+
+  // A field the record holds none of (null, left out, blank) reads as a record that keeps the contract reads it: no email, no
+  // label. The record cannot be the one a lookup by that field looks for, so it does not stop the lookup (found by a review).
+  it("answer a lookup by email or label past an unreadable record that holds none of that field", async () => {
+    const emu = await emulator({ seed: world() });
+    const noEmail = page([
+      userRecord("u-1", "ann@example.com"),
+      userRecord("u-2", null, { createdAt: 42 }),
+      { id: "u-3", type: "user", attributes: { firstName: "C", lastName: "D", createdAt: 42 } },
+    ]);
+    emu.fault({ method: "GET", path: "/users", body: noEmail, times: 10 });
+    const integration = (id: string, application: string, label: unknown, extra: object = {}) => ({
+      id,
+      type: "integration",
+      attributes: { application, label, ...extra },
+    });
+    const noLabel = page([integration("i-1", "Slack", "Slack acme"), integration("i-2", "Jira", null, { createdAt: 42 })]);
+    emu.fault({ method: "GET", path: "/integrations", body: noLabel, times: 10 });
+    await program(emu);
+    expect((await getIntegration({ label: "Slack acme" })).id).toBe("i-1");
+    // A plain miss, not "it may be the one": neither unreadable record has an email.
+    await lookupError(getUser({ email: "dan@example.com" }), "lookup_not_found");
+  });
+
+  it("still wait on an unreadable record whose email is not text: it may be the one looked for", async () => {
+    const emu = await emulator({ seed: world() });
+    emu.fault({
+      method: "GET",
+      path: "/users",
+      body: page([userRecord("u-1", "ann@example.com"), userRecord("u-2", 42 as never)]),
+      times: 10,
+    });
+    await program(emu);
+    const error = await invalid(getUser({ email: "dan@example.com" }));
+    expect(error.message).toContain("(ids u-2;");
   });
 
   it("offer no lookup by id instead: it reads the same record and fails on the same field, naming the lookup and its argument", async () => {
