@@ -102,8 +102,8 @@ export class LookupSession {
   }
 
   /**
-   * A user by id, or `undefined`: one `GET`, unless a listing of the users is under way, or {@link IDS_FOR_A_LISTING} lookups by id
-   * arrive together, which then share one (presence: one it misses is read by its own `GET`).
+   * A user by id, or `undefined`: one `GET`, unless the run has listed the users or is listing them, or {@link IDS_FOR_A_LISTING}
+   * lookups by id arrive together, which then share one (presence: one it misses is read by its own `GET`).
    */
   user(id: string): Promise<User | undefined> {
     return this.#call(`user:${idOf(id)}`, async () => {
