@@ -76,6 +76,30 @@ describe("WorkspaceUsers: a user create whose job outlives jobTimeoutSeconds", (
     expect(read.inputs).toMatchObject({ users: { "ann@example.com": { email: ann.email } } });
   });
 
+  // A failed delete keeps the state as it was: the users the failing destroy deleted stay recorded, and an up before a refresh
+  // would take them for there. One user's running create does not stop the others' deletes; the error says so (found by a review).
+  it("a destroy while a create still runs deletes the others and says the state keeps them until a refresh", async () => {
+    const emu = await hanging();
+    const state = ((await rejection(set.create(setOf(ann, cara)))) as Partial).properties!;
+    const caraId = state.userIds["cara@example.com"]!;
+    await deployment(emu);
+    emu.clearRequests();
+    const error = await rejection(set.delete!("workspace-users", state));
+    expect(error.message).toContain("not deleted");
+    expect(error.message).toContain(
+      "(the others were deleted, 1 user(s), which the state keeps until `pulumi refresh` (a failed destroy keeps the state): " +
+        "refresh before an `up`, or destroy again)",
+    );
+    expect(writes(emu)).toEqual([`DELETE /users/${caraId}`]);
+    // Once the job finished, destroying again deletes Ann; Cara, deleted already, counts as done.
+    emu.jobs.release(hung(emu).id);
+    const annId = emu.users.findByEmail(ann.email)!.id;
+    await deployment(emu);
+    emu.clearRequests();
+    await set.delete!("workspace-users", state);
+    expect(writes(emu)).toEqual([`DELETE /users/${annId}`]);
+  });
+
   it("a user the program dropped while its create ran is deleted once the job has made it (the set created it)", async () => {
     const emu = await hanging();
     const error = (await rejection(set.create(setOf(ann, cara)))) as Partial;

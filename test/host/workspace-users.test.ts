@@ -379,6 +379,23 @@ describe("update, read and delete", () => {
     expect(writes(emu.requests)).toEqual([]);
   });
 
+  it("a destroy that deletes some users and fails on another says the state keeps those it deleted until a refresh", async () => {
+    const { emu, warnings } = await world();
+    const dan = { email: "dan@example.com", firstName: "Dan", lastName: "Fox" };
+    const first = (await provider.create(setOf(cara, dan))).outs as Outputs;
+    await nextDeployment(emu, warnings);
+    emu.clearRequests();
+    emu.fault({ method: "DELETE", path: `/users/${first.userIds["cara@example.com"]}`, status: 400, times: 1 });
+    const error = await rejection(provider.delete!("workspace-users", first));
+    expect(writes(emu.requests).sort()).toEqual(
+      [`DELETE /users/${first.userIds["cara@example.com"]}`, `DELETE /users/${first.userIds["dan@example.com"]}`].sort(),
+    );
+    expect(error.message).toContain(
+      "1 workspace user change(s) failed (the others were deleted, 1 user(s), which the state keeps until `pulumi refresh` " +
+        "(a failed destroy keeps the state): refresh before an `up`, or destroy again): cara@example.com: ",
+    );
+  });
+
   it("a changed user deleted outside the program fails alone, saying to refresh; the state keeps it until the refresh forgets it", async () => {
     const { emu, warnings } = await world();
     const first = (await provider.create(setOf(ann, bob))).outs as Outputs;

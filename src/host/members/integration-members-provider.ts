@@ -275,6 +275,9 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
     if (landed.length > 0) ctx.warn(lostInvitationsMayLand(id, landed, "destroy", jobId));
   }
   const run = await applyPlan(ctx, id, { ...acts, stillRunning: [] }, "delete");
+  // Each member's failure is theirs alone (the others are removed), but a destroy that fails records nothing: those it removed
+  // stay in the state until a refresh reads them gone, and an `up` before it would take them for members.
+  const removed = acts.remove.length - (run.failures.length - acts.failures.length);
   for (const p of acts.stillRunning) {
     const why = p.jobId === null ? undefined : unread.get(p.jobId);
     const error = why
@@ -284,7 +287,12 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
   }
   if (run.failures.length > 0) {
     const total = acts.remove.length + acts.stillRunning.length + acts.failures.length;
-    throw failedError(run, `${run.failures.length} of ${total} members of integration ${id} could not be removed (the others were)`);
+    const others =
+      removed > 0
+        ? `the others were removed, ${removed}, whom the state keeps until \`pulumi refresh\` (a failed destroy keeps the state): ` +
+          "refresh before an `up`, or destroy again"
+        : "no one was removed";
+    throw failedError(run, `${run.failures.length} of ${total} members of integration ${id} could not be removed (${others})`);
   }
 }
 

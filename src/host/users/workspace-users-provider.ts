@@ -220,9 +220,15 @@ async function ownUndeclared(
  * The error of an operation some users failed, each named (`hide`: a set holding secrets names no email); with the state to
  * record (the engine keeps it: the others were done).
  */
-function failed(failures: Failure[], hide: (text: string) => string, outs?: WorkspaceUsersOutputs, provider?: unknown): Error {
+function failed(
+  failures: Failure[],
+  hide: (text: string) => string,
+  outs?: WorkspaceUsersOutputs,
+  provider?: unknown,
+  others = "the others were made",
+): Error {
   const reasons = failures.map((f) => hide(`${f.key}: ${f.error instanceof Error ? f.error.message : String(f.error)}`));
-  const error = new Error(`${failures.length} workspace user change(s) failed (the others were made): ${reasons.join("; ")}`, {
+  const error = new Error(`${failures.length} workspace user change(s) failed (${others}): ${reasons.join("; ")}`, {
     cause: failures[0]?.error,
   });
   return Object.assign(error, { reasons }, outs ? { id: RESOURCE_ID, properties: { ...outs, __provider: provider } } : {});
@@ -344,6 +350,7 @@ async function release(
   deleting = false,
 ) {
   const left: string[] = [];
+  let deleted = 0;
   const handedOver: string[] = [];
   // Handed over by the email the program declared alone, the service's being another now (each "email (id, theirs)").
   const byOldEmail: string[] = [];
@@ -372,6 +379,7 @@ async function release(
     try {
       // A record that cannot say whether the user is an owner now fails that user, naming it (`deleteUnlessOwner`).
       if (await deleteUnlessOwner(ctx.connection(), user.id, false)) left.push(user.email);
+      else deleted++;
     } catch (error) {
       failures.push({ key, error });
     }
@@ -382,12 +390,13 @@ async function release(
     ctx.info(`WorkspaceUsers handed ${handedOver.length} user(s) to another resource of the program: ${names(handedOver)}.`);
   }
   if (byOldEmail.length > 0) ctx.warn(handedByOldEmail(secret ? [] : byOldEmail, byOldEmail.length));
-  if (left.length === 0) return;
-  const named = names(left);
-  ctx.warn(
-    `WorkspaceUsers left ${left.length} user(s) in the workspace, the stack no longer manages them: ${named}. ` +
-      "It deletes only users it created, never a workspace owner; set deleteOnDestroy: true to delete adopted users too.",
-  );
+  if (left.length > 0) {
+    ctx.warn(
+      `WorkspaceUsers left ${left.length} user(s) in the workspace, the stack no longer manages them: ${names(left)}. ` +
+        "It deletes only users it created, never a workspace owner; set deleteOnDestroy: true to delete adopted users too.",
+    );
+  }
+  return deleted;
 }
 
 /** Puts the changed users, adds the added ones, releases the removed ones; one failing user does not stop the others. */
@@ -700,8 +709,16 @@ export const provider = providerOf<Props, WorkspaceUsersOutputs>({
       const settled = await settlePending(ctx, props.pendingCreates);
       for (const [key, p] of settled.running) failures.push({ key, error: settled.whyKept(key, p, "not deleted", ctx.waitLimit()) });
       const gone = [...Object.entries(props.users ?? {}), ...(await ownUndeclared(ctx, settled, () => false, failures, new Map()))];
-      await release(ctx, gone, props.deleteOnDestroy, failures, secret, [], true);
-      if (failures.length > 0) throw failed(failures, hiderIf(secret, emailsOf(props)));
+      const deleted = await release(ctx, gone, props.deleteOnDestroy, failures, secret, [], true);
+      if (failures.length > 0) {
+        // Each user's failure is theirs alone (the others are deleted), but a delete that fails records nothing: the users it
+        // deleted stay in the state until a refresh reads them gone, and an `up` before it would take them for there.
+        const after =
+          deleted > 0
+            ? `the others were deleted, ${deleted} user(s), which the state keeps until \`pulumi refresh\` (a failed destroy keeps the state): refresh before an \`up\`, or destroy again`
+            : "nothing was deleted";
+        throw failed(failures, hiderIf(secret, emailsOf(props)), undefined, undefined, after);
+      }
     });
   },
 });
