@@ -106,6 +106,16 @@ export class UsersApi {
     yield* paginate(this.#http, { path: "users", query, scopes: [SCOPES.readUsers] }, schemas().userRecord, toUser, options);
   }
 
+  /**
+   * How many users the workspace has, as a page of one says (`meta.page.total`): `undefined` when it does not say (the contract
+   * does not promise it). One request. @internal
+   */
+  async count(): Promise<number | undefined> {
+    const spec = { method: "GET", path: "users", query: { "page[size]": 1 }, scopes: [SCOPES.readUsers] } as const;
+    const total = (await this.#http.request(spec, schemas().page)).data.meta?.page?.total;
+    return typeof total === "number" && Number.isSafeInteger(total) && total >= 0 ? total : undefined;
+  }
+
   /** Reads a user; 404 raises {@link NotFoundError}. */
   async get(id: string, options: { mfaStatus?: boolean } = {}): Promise<User> {
     const query = { mfaStatus: options.mfaStatus ? true : undefined };

@@ -320,13 +320,43 @@ describe("lookups by id arriving together", () => {
     expect(sent(emu).sort()).toEqual([`GET /users/${users.alan}`, `GET /users/${users.grace}`].sort());
   });
 
-  it(`${IDS_FOR_A_LISTING} or more share one listing of the users`, async () => {
+  it(`${IDS_FOR_A_LISTING} or more share one listing of the users when it costs fewer requests than their reads`, async () => {
     const emu = await emulator({ seed: world(150) });
     await program(emu);
     const ids = manyIds(emu);
     const found = await Promise.all(ids.map((id) => getUser({ id })));
     expect(found.map((user) => user.id)).toEqual(ids);
-    expect(sent(emu)).toEqual(["GET /users", "GET /users p2"]);
+    // How many users there are (a page of one), then the listing: 2 pages, not 25 reads.
+    expect(sent(emu)).toEqual(["GET /users (1)", "GET /users", "GET /users p2"]);
+  });
+
+  it(`${IDS_FOR_A_LISTING} in a workspace whose listing costs more read their own records`, async () => {
+    const emu = await emulator({ seed: world(2600) });
+    await program(emu);
+    const ids = manyIds(emu);
+    const found = await Promise.all(ids.map((id) => getUser({ id })));
+    expect(found.map((user) => user.id)).toEqual(ids);
+    // 27 pages of users against 25 reads (and the page of one that told).
+    expect(sent(emu).sort()).toEqual(["GET /users (1)", ...ids.map((id) => `GET /users/${id}`)].sort());
+  });
+
+  it("a workspace whose page does not say how many users it has is listed; one that cannot be asked, read by id", async () => {
+    const emu = await emulator({ seed: world(IDS_FOR_A_LISTING) });
+    const noTotal = JSON.stringify({ data: [], links: { next: null }, meta: {} });
+    emu.fault({ method: "GET", path: "/users", body: noTotal, times: 1 });
+    await program(emu);
+    const ids = manyIds(emu);
+    expect((await Promise.all(ids.map((id) => getUser({ id })))).map((user) => user.id)).toEqual(ids);
+    expect(sent(emu)).toEqual(["GET /users (1)", "GET /users"]);
+    emu.fault({ method: "GET", path: "/users", status: 503, times: 1 });
+    await program(emu);
+    pulumi.runtime.setAllConfig(
+      { "workspace-access:baseUrl": emu.url, "workspace-access:apiKey": emu.apiKey, "workspace-access:maxRetries": "0" },
+      ["workspace-access:apiKey"],
+    );
+    emu.clearRequests();
+    expect((await Promise.all(ids.map((id) => getUser({ id })))).map((user) => user.id)).toEqual(ids);
+    expect(sent(emu).sort()).toEqual(["GET /users (1)", ...ids.map((id) => `GET /users/${id}`)].sort());
   });
 
   // The listing only saves them requests: when it cannot be read, each reads its own record; when the key is refused, none
@@ -334,7 +364,7 @@ describe("lookups by id arriving together", () => {
   it.each([
     ["an unreadable page", { body: "<html>gateway</html>" }],
     ["a 5xx", { status: 503 }],
-  ])("each read by its own GET when the shared listing fails with %s", async (_, fault) => {
+  ])("each read by its own GET when the page telling how many users there are fails with %s", async (_, fault) => {
     const emu = await emulator({ seed: world(IDS_FOR_A_LISTING) });
     emu.fault({ method: "GET", path: "/users", times: 10, ...fault });
     await program(emu);
@@ -345,7 +375,7 @@ describe("lookups by id arriving together", () => {
     const ids = manyIds(emu);
     const found = await Promise.all(ids.map((id) => getUser({ id })));
     expect(found.map((user) => user.id)).toEqual(ids);
-    expect(sent(emu).sort()).toEqual(["GET /users", ...ids.map((id) => `GET /users/${id}`)].sort());
+    expect(sent(emu).sort()).toEqual(["GET /users (1)", ...ids.map((id) => `GET /users/${id}`)].sort());
   });
 
   it("an integration by id, when the listing it joined fails, read by its own GET", async () => {
@@ -358,7 +388,26 @@ describe("lookups by id arriving together", () => {
     expect(sent(emu)).toEqual(["GET /integrations", `GET /integrations/${integrations.slack}`]);
   });
 
-  it("fail with the listing's 401, without asking again by id", async () => {
+  it("each read by its own GET when the listing they join fails (a 5xx): a listing only saves them requests", async () => {
+    const emu = await emulator({ seed: world() });
+    emu.fault({ method: "GET", path: "/users", status: 503, times: 10 });
+    await program(emu);
+    pulumi.runtime.setAllConfig(
+      { "workspace-access:baseUrl": emu.url, "workspace-access:apiKey": emu.apiKey, "workspace-access:maxRetries": "0" },
+      ["workspace-access:apiKey"],
+    );
+    // The lookup by email takes the listing; the lookups by id arriving with it join it.
+    const [byEmail, ...byId] = await Promise.all([
+      rejection(getUser({ email: "ada@example.com" })),
+      getUser({ id: users.alan }),
+      getUser({ id: users.grace }),
+    ]);
+    expect(String(byEmail)).toContain("503");
+    expect(byId.map((user) => user.email)).toEqual(["alan@example.com", "grace@example.com"]);
+    expect(sent(emu).sort()).toEqual(["GET /users", `GET /users/${users.alan}`, `GET /users/${users.grace}`].sort());
+  });
+
+  it("fail with a refused key's 401 (the page telling how many users there are), without asking again by id", async () => {
     const emu = await emulator({ seed: world(IDS_FOR_A_LISTING) });
     emu.fault({ method: "GET", path: "/users", status: 401, times: 10 });
     await program(emu);
@@ -368,7 +417,7 @@ describe("lookups by id arriving together", () => {
     // One answer, one error shared: each lookup's names its own call.
     expect(errors[0]!.message).toMatch(new RegExp(`^getUser\\(\\{ id: "${ids[0]}" \\}\\): GET \\S+/users `));
     expect(errors[1]!.message).toMatch(new RegExp(`^getUser\\(\\{ id: "${ids[1]}" \\}\\): GET \\S+/users `));
-    expect(sent(emu)).toEqual(["GET /users"]);
+    expect(sent(emu)).toEqual(["GET /users (1)"]);
   });
 });
 

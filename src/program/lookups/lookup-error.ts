@@ -39,11 +39,7 @@ export function notFound(session: { workspace: string }, lookup: string, what: s
  * its arguments named (`getUser({ email: "bob@example.com" }): 1 of the users…`: `run.ts` adds it), as the service's errors are:
  * lookups that share a listing share this error, and a program making many tells which failed.
  */
-export function unreadable(
-  session: { workspace: string },
-  what: string,
-  unread: readonly UnreadRecord[],
-): InvalidResponseError {
+export function unreadable(session: { workspace: string }, what: string, unread: readonly UnreadRecord[]): InvalidResponseError {
   const { error } = unread[0]!;
   // Records unreadable in different fields: each id is named with its own, and the fix names every one.
   const fields = [...new Set(unread.map((record) => record.error.field))].sort();

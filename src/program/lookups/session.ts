@@ -17,9 +17,10 @@ import { BatchWindow } from "../../shared/batch-window";
 /** How long a lookup by id waits for others to join it (then, {@link IDS_FOR_A_LISTING} or more, they share one listing). */
 const LOOKUP_BATCH_WINDOW_MS = 5;
 /**
- * How many lookups of users by id arriving together share one listing of the users instead of reading each by id: a listing
+ * How many lookups of users by id arriving together may share one listing of the users instead of reading each by id: a listing
  * costs a request per 100 users (200 in a workspace of 20,000), so a few lookups read their own records (one `GET` each, sent
- * together), and only many share a listing (at most this many reads too many where one page would do). @internal
+ * together, at most this many less one where a page would do); as many or more ask how many users there are (a page of one), and
+ * share a listing when it costs fewer requests than their reads. @internal
  */
 export const IDS_FOR_A_LISTING = 25;
 /** How many more listings a list may cost to be proven complete (two in a row agreeing at different page sizes). */
@@ -103,14 +104,31 @@ export class LookupSession {
 
   /**
    * A user by id, or `undefined`: one `GET`, unless the run has listed the users or is listing them, or {@link IDS_FOR_A_LISTING}
-   * lookups by id arrive together, which then share one (presence: one it misses is read by its own `GET`).
+   * lookups by id or more arrive together in a workspace whose listing costs fewer requests than their reads, which then share one
+   * (presence: one it misses is read by its own `GET`).
    */
   user(id: string): Promise<User | undefined> {
     return this.#call(`user:${idOf(id)}`, async () => {
-      const shared = this.#calls.has("users") || (await this.#window.join()) >= IDS_FOR_A_LISTING || this.#calls.has("users");
+      const together = this.#calls.has("users") ? 0 : await this.#window.join();
+      const shared = this.#calls.has("users") || (together >= IDS_FOR_A_LISTING && (await this.#listingCheaper(together)));
       const listed = shared ? await this.#joined("users", this.#usersAt) : undefined;
       return readableOr(listed?.get(idOf(id)), () => unlessNotFound(this.#client.users.get(id)));
     });
+  }
+
+  /**
+   * Whether one listing of the users costs fewer requests than `reads` reads by id: by how many users a page of one says there are
+   * (asked once per run). A workspace that does not say is listed; a page that fails as a listing may (a 5xx, a page that cannot be
+   * read, no answer: {@link #joined}), read by id; a refused key fails the lookups, asking nothing more.
+   */
+  async #listingCheaper(reads: number): Promise<boolean> {
+    const total = await this.#call("users:count", () =>
+      this.#client.users.count().catch((error: unknown) => {
+        if (listingOnly(error)) return null;
+        throw error;
+      }),
+    );
+    return total !== null && (total === undefined || Math.ceil(total / MAX_PAGE_SIZE) <= reads);
   }
 
   /** Every integration of the workspace: one proven listing per run. */

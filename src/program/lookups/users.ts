@@ -65,8 +65,8 @@ function contains(user: User, search: string): boolean {
  * One workspace user, by `id` or by `email` (exact, case-insensitive, across every page). Fails, naming what was
  * looked for and the workspace, when no user matches (decided on a listing proven complete: pages shift while read); never
  * guesses. Every `getUser` by email in a run shares one paged listing of the users (`GET /users`); a lookup by id reads its
- * user (`GET /users/{id}`), unless the run has taken that listing or is taking it, or 25 or more lookups by id arrive together,
- * which share one.
+ * user (`GET /users/{id}`), unless the run has taken that listing or is taking it, or 25 or more lookups by id arrive together
+ * in a workspace whose listing costs fewer requests than their reads, which share one.
  *
  * ```ts
  * const alice = await wa.getUser({ email: "alice@example.com" });
