@@ -175,7 +175,9 @@ describe("one member's record that leaves the role out, beside an owner it names
     const { emu, deployment, id, outs } = await promotedUnsaid();
     await deployment();
     const error = await rejection(members.delete!(id, outs));
-    expect(error.message).toContain(`1 of 2 members of integration ${youtube} could not be removed (the others were removed, 1, whom the state keeps until \`pulumi refresh\``);
+    expect(error.message).toContain(
+      `1 of 2 members of integration ${youtube} could not be removed (the others were removed, 1, whom the state keeps until \`pulumi refresh\``,
+    );
     expect(error.message).toContain(`user ${alan} was not removed from integration ${youtube}`);
     expect(writes(emu)).toEqual([`DELETE /integrations/${youtube}/users/${katherine}`]);
     expect(roleOf(emu, alan)).toBe("owner");

@@ -447,7 +447,9 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
 
       s.emu.clearRequests();
       const error = await s.fails("destroy");
-      expect(error.message).toContain(`1 of 2 members of integration ${INTEGRATION} could not be removed (the others were removed, 1, whom the state keeps until \`pulumi refresh\``);
+      expect(error.message).toContain(
+        `1 of 2 members of integration ${INTEGRATION} could not be removed (the others were removed, 1, whom the state keeps until \`pulumi refresh\``,
+      );
       expect(error.message.toLowerCase()).toContain(`user ${pending}: the invitation's job ${job.id} is still running after another wait`);
       // The member who landed was removed; the resource stays, with the job to wait for.
       expect(writeLines(s)).toEqual([`DELETE /integrations/${INTEGRATION}/users/${landed}`]);
