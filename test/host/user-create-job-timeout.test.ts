@@ -87,7 +87,7 @@ describe("WorkspaceUsers: a user create whose job outlives jobTimeoutSeconds", (
     const error = await rejection(set.delete!("workspace-users", state));
     expect(error.message).toContain("not deleted");
     expect(error.message).toContain(
-      "(the others were deleted, 1 user(s), which the state keeps until `pulumi refresh` (a failed destroy keeps the state): " +
+      "(1 other user(s) were deleted, which the state keeps until `pulumi refresh` (a failed destroy keeps the state): " +
         "refresh before an `up`, or destroy again)",
     );
     expect(writes(emu)).toEqual([`DELETE /users/${caraId}`]);

@@ -391,7 +391,7 @@ describe("update, read and delete", () => {
       [`DELETE /users/${first.userIds["cara@example.com"]}`, `DELETE /users/${first.userIds["dan@example.com"]}`].sort(),
     );
     expect(error.message).toContain(
-      "1 workspace user change(s) failed (the others were deleted, 1 user(s), which the state keeps until `pulumi refresh` " +
+      "1 workspace user change(s) failed (1 other user(s) were deleted, which the state keeps until `pulumi refresh` " +
         "(a failed destroy keeps the state): refresh before an `up`, or destroy again): cara@example.com: ",
     );
   });

@@ -715,7 +715,7 @@ export const provider = providerOf<Props, WorkspaceUsersOutputs>({
         // deleted stay in the state until a refresh reads them gone, and an `up` before it would take them for there.
         const after =
           deleted > 0
-            ? `the others were deleted, ${deleted} user(s), which the state keeps until \`pulumi refresh\` ` +
+            ? `${deleted} other user(s) were deleted, which the state keeps until \`pulumi refresh\` ` +
               "(a failed destroy keeps the state): refresh before an `up`, or destroy again"
             : "nothing was deleted";
         throw failed(failures, hiderIf(secret, emailsOf(props)), undefined, undefined, after);

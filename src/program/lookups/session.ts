@@ -118,8 +118,9 @@ export class LookupSession {
 
   /**
    * Whether one listing of the users costs fewer requests than `reads` reads by id: by how many users a page of one says there are
-   * (asked once per run). A workspace that does not say is listed; a page that fails as a listing may (a 5xx, a page that cannot be
-   * read, no answer: {@link #joined}), read by id; a refused key fails the lookups, asking nothing more.
+   * (asked once per run). A workspace that does not say, or a page that fails as a listing may (a 5xx, a page that cannot be read,
+   * no answer: {@link #joined}), is read by id: that cost is bounded by the lookups, a listing's is not; a refused key fails the
+   * lookups, asking nothing more.
    */
   async #listingCheaper(reads: number): Promise<boolean> {
     const total = await this.#call("users:count", () =>
@@ -128,7 +129,7 @@ export class LookupSession {
         throw error;
       }),
     );
-    return total !== null && (total === undefined || Math.ceil(total / MAX_PAGE_SIZE) <= reads);
+    return typeof total === "number" && Math.ceil(total / MAX_PAGE_SIZE) < reads;
   }
 
   /** Every integration of the workspace: one proven listing per run. */
