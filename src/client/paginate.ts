@@ -19,8 +19,8 @@ export interface ListOptions {
 
 /**
  * The attributes of a record that breaks the contract that can be read all the same, by name: text (redacted), or `null` where
- * the record holds none (the field `null`, left out of its attributes, or blank), as a record that keeps the contract reads;
- * left out where it cannot be told (the field of another type, or no attributes object).
+ * the record holds none (the field `null`, left out of its attributes, or blank; its attributes `null` or left out), as a record
+ * that keeps the contract reads; left out where it cannot be told (the field or the attributes of another type).
  */
 export type ReadableFields = { email?: string | null; label?: string | null; application?: string | null };
 
@@ -112,9 +112,16 @@ export async function* paginate<T extends z.ZodType, R>(
         continue;
       }
       const { id, error } = invalidRecord(http, path, status, item, parsed.error.issues);
-      const attributes = item && typeof item === "object" ? (item as { attributes?: unknown }).attributes : undefined;
+      // A record (an object) whose attributes are null or left out holds none of them, as one that keeps the contract reads;
+      // attributes of another type (or a record that is no object) tell nothing.
+      const asRecord = item && typeof item === "object" && !Array.isArray(item) ? (item as { attributes?: unknown }) : undefined;
+      const attributes = asRecord?.attributes;
       const fields =
-        attributes && typeof attributes === "object" && !Array.isArray(attributes) ? (attributes as Record<string, unknown>) : undefined;
+        asRecord !== undefined && (attributes === null || attributes === undefined)
+          ? {}
+          : attributes && typeof attributes === "object" && !Array.isArray(attributes)
+            ? (attributes as Record<string, unknown>)
+            : undefined;
       const readable: ReadableFields = {};
       for (const name of READABLE) {
         const value = fields?.[name];

@@ -1066,6 +1066,7 @@ describe("records a listing cannot read", () => {
       userRecord("u-1", "ann@example.com"),
       userRecord("u-2", null, { createdAt: 42 }),
       { id: "u-3", type: "user", attributes: { firstName: "C", lastName: "D", createdAt: 42 } },
+      { id: 9, type: "user", attributes: null },
     ]);
     emu.fault({ method: "GET", path: "/users", body: noEmail, times: 10 });
     const integration = (id: string, application: string, label: unknown, extra: object = {}) => ({
@@ -1086,12 +1087,13 @@ describe("records a listing cannot read", () => {
     emu.fault({
       method: "GET",
       path: "/users",
-      body: page([userRecord("u-1", "ann@example.com"), userRecord("u-2", 42 as never)]),
+      body: page([userRecord("u-1", "ann@example.com"), userRecord("u-2", 42 as never), { id: "u-3", type: "user", attributes: "?" }]),
       times: 10,
     });
     await program(emu);
     const error = await invalid(getUser({ email: "dan@example.com" }));
-    expect(error.message).toContain("(ids u-2;");
+    // And one whose attributes are not an object: nothing of it can be told.
+    expect(error.message).toContain("(ids u-2 (attributes.email), u-3 (attributes);");
   });
 
   it("offer no lookup by id instead: it reads the same record and fails on the same field, naming the lookup and its argument", async () => {
