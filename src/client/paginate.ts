@@ -115,13 +115,9 @@ export async function* paginate<T extends z.ZodType, R>(
       // A record (an object) whose attributes are null or left out holds none of them, as one that keeps the contract reads;
       // attributes of another type (or a record that is no object) tell nothing.
       const asRecord = item && typeof item === "object" && !Array.isArray(item) ? (item as { attributes?: unknown }) : undefined;
-      const attributes = asRecord?.attributes;
+      const attributes = asRecord && (asRecord.attributes ?? {});
       const fields =
-        asRecord !== undefined && (attributes === null || attributes === undefined)
-          ? {}
-          : attributes && typeof attributes === "object" && !Array.isArray(attributes)
-            ? (attributes as Record<string, unknown>)
-            : undefined;
+        attributes && typeof attributes === "object" && !Array.isArray(attributes) ? (attributes as Record<string, unknown>) : undefined;
       const readable: ReadableFields = {};
       for (const name of READABLE) {
         const value = fields?.[name];
