@@ -38,8 +38,19 @@ export type Write = { method: string; path: string };
 
 /** The shortest first poll the client learns to make (see {@link JobsApi.wait}). */
 export const MIN_FIRST_POLL_MS = 2;
-/** The first poll of a client that has learnt nothing yet: a quick look before `jobPollIntervalMs`'s schedule. */
-export const PROBE_POLL_MS = 25;
+/**
+ * The first poll of a client that has learnt nothing yet, and the second's delay after it: two quick looks before
+ * `jobPollIntervalMs`'s schedule, for a service that ends its jobs at once (the emulator's are done at their second poll).
+ * A job of 10 to 450 ms is seen at the third poll, as with later probes; the contract's jobs are automations
+ * (`errorDetails.screenshotUrl`) that take seconds, and cost the same two probes whenever they fall.
+ */
+export const PROBE_POLL_MS = 5;
+/**
+ * Where a probing wait takes up the setting's schedule (or at three times a shorter setting): its third poll comes the
+ * setting's second step (×1.5) after this, wherever the probes fell (450 ms with the defaults: a job of 1 s takes 4 polls,
+ * as it did with probes at 25 and 50 ms).
+ */
+const PROBES_END_MS = 75;
 /** How much shorter the next first poll is after a job done within two polls; a slower job: `jobPollIntervalMs` again. */
 const FIRST_POLL_SHRINK = 4;
 /**
@@ -153,9 +164,10 @@ export class JobsApi {
       // While the write's job is unread, the grace's last read comes at its end: one still unreadable fails then, not later.
       const room = hidden && notFoundSeen ? graceEnd - deps.clock.now() : remaining;
       if (remaining > 0) await deps.clock.sleep(Math.min(interval, room));
-      // Probing: two probes `first` apart, then the setting's schedule from its second step, a probe later (a quick job:
-      // 50 ms; the third poll at 450 ms, as without probes; one of 1 s: 4 polls).
-      const grown = probing && polls === 1 ? Math.round(settings.jobPollIntervalMs * 1.5) + first : Math.round(interval * 1.5);
+      // Probing: two probes `first` apart (a quick job: 10 ms), then the setting's schedule from its second step, from
+      // PROBES_END_MS (the third poll at 450 ms; a job of 1 s: 4 polls).
+      const third = Math.round(settings.jobPollIntervalMs * 1.5) + Math.min(PROBES_END_MS, 3 * settings.jobPollIntervalMs) - 2 * first;
+      const grown = probing && polls === 1 ? third : Math.round(interval * 1.5);
       interval = probing && polls === 0 ? first : Math.min(grown, settings.jobPollMaxIntervalMs);
       // The one read of a wait whose end passed is held by the client's pace as any request: it is what tells done from late.
       const job = await this.#read(id, { at: deadline, ended, ...(remaining <= 0 && { once: true }) }).catch((error: unknown) => {
