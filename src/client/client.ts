@@ -68,6 +68,14 @@ export class WorkspaceAccessClient {
     return this.#http.settings.baseUrl.href;
   }
 
+  /**
+   * Writes what this client learnt for the next process (a rate limit, written in the background as it is learnt), without
+   * closing anything: for a process that may be ended at any moment after (a provider host). Never throws.
+   */
+  async settle(): Promise<void> {
+    await this.#http.settle();
+  }
+
   /** Closes the connection pool. */
   async close(): Promise<void> {
     await this.#http.close();

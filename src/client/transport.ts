@@ -257,6 +257,11 @@ export class HttpTransport {
       .catch(() => {});
   }
 
+  /** Writes any learnt limit not written yet (at once when none is pending; never throws). */
+  async settle(): Promise<void> {
+    await this.#memory?.flush();
+  }
+
   /** Writes any learnt limit not written yet, and closes the connections (once, however often called). */
   close(): Promise<void> {
     this.#closing ??= (async () => {

@@ -242,6 +242,11 @@ export class ProviderContext {
     return this.#connection;
   }
 
+  /** Writes what the client learnt for the next process, if one was made (`WorkspaceAccessClient.settle`). */
+  async settle(): Promise<void> {
+    await this.#connection?.client.settle();
+  }
+
   /** Closes the client's connection pool, if one was made. */
   async close(): Promise<void> {
     await this.#connection?.client.close();

@@ -8,6 +8,7 @@ import { redactError } from "../client/redact";
 import { customTimeoutsFailures, type TimedOperation } from "../shared/custom-timeouts";
 import { type StateCommand, stateHinted } from "../shared/hints";
 import { CUSTOM_TIMEOUTS, GET_READ, REPLACE_ON_CHANGES, RETAIN_ON_DELETE, WORKSPACE } from "../shared/input-constants";
+import { settle } from "./host-end";
 import { deadlineOf, timeoutsOf, withTimeouts, withTimeoutsRecorded } from "./operation-timeouts";
 import { ProviderContext } from "./provider-context";
 import { hiddenOf, withHidden, withHiddenRecorded, withoutHidden } from "./hidden-inputs";
@@ -87,7 +88,7 @@ const BUGS = [TypeError, ReferenceError, RangeError, SyntaxError, EvalError];
  * engine shows its message (`${error}: ${error.stack}`, a create's or update's it does not): a refresh or destroy the service
  * refuses would print ten lines of the package's files for each resource, under the stack, as no other provider does. The
  * package's own errors say all there is to say in their message, so their trace is dropped; a bug's is kept. Without the key
- * ({@link keyless}).
+ * ({@link keyless}). Done or failed, it first writes what must outlive the host (`host-end.ts`), as `timed` does for the rest.
  */
 async function untraced<T>(operation: () => Promise<T>): Promise<T> {
   try {
@@ -97,6 +98,9 @@ async function untraced<T>(operation: () => Promise<T>): Promise<T> {
     const shown = keyless(error);
     if (shown instanceof Error && !BUGS.some((bug) => shown instanceof bug) && !Object.isFrozen(shown)) shown.stack = "";
     throw shown;
+  } finally {
+    // The engine may end the host right after this method returns: what must outlive it is written first.
+    await settle(processContext);
   }
 }
 
@@ -163,6 +167,9 @@ export function providerOf<Inputs, Outputs>(handlers: Handlers<Inputs, Outputs>)
     } catch (error) {
       // A partial state is written where the guard let the operation run: in the workspace the settings name.
       throw keyless(withHiddenRecorded(withTimeoutsRecorded(error, timeouts), WORKSPACE, ctx.workspace()));
+    } finally {
+      // As in `untraced`: the engine may end the host right after a create or an update returns.
+      await settle(ctx);
     }
   };
   return {

@@ -9,11 +9,10 @@
  *   in one host without the engine, 40 ms less, and less too on the first run, which fills the cache (one parse per
  *   function, not a pre-parse and a parse). The flags are part of the cache folder's name: no cache is read under others.
  *   Where `NODE_COMPILE_CACHE` turned the cache on already, its folder is named for node's own flags: the host stays lazy;
- * - writes that cache once the provider has loaded (the next tick: its first check under way, undici's parts loaded with its
- *   client). Node writes it at exit, and a host never gets there: the engine ends it with SIGINT (`plugin.Close`), which
- *   node dies of before any exit handler, so until 2026-12-02 no host ever wrote it, and each compiled everything eagerly
- *   from source (the provider's load 67 ms under the real CLI, against 31 to 38 ms read from the cache). The write takes
- *   3 ms the first time, 0.1 ms once the cache holds it all;
+ *   Node writes the cache at exit, which a host never reaches (the engine ends it with SIGINT, which node dies of first), so
+ *   each provider method writes it before it returns, when modules loaded since (`src/host/host-end.ts`): until 2026-12-02
+ *   no host ever wrote it, and each compiled everything eagerly from source (the provider's load 67 ms under the real CLI,
+ *   against 31 to 38 ms read from the cache);
  * - leaves zod's translations unloaded: zod's index loads its 60-odd locale files (a third of the provider's load, about
  *   20 ms), and a host's messages are English, which zod's schemas load themselves (test/package/host-start.test.ts: only
  *   `en` loaded, zod's messages English). They are left out behind a stand-in: the first translation asked of it (by a zod
@@ -22,11 +21,11 @@
  */
 import * as nodeModule from "node:module";
 import { setFlagsFromString } from "node:v8";
+import { compileCacheTurnedOn } from "../host/host-end";
 
 const withCache = nodeModule as {
   enableCompileCache?: () => unknown;
   getCompileCacheDir?: () => string | undefined;
-  flushCompileCache?: () => void;
 };
 // Node turns the cache off when NODE_DISABLE_COMPILE_CACHE is set at all (even empty): so does this. A cache already on
 // (NODE_COMPILE_CACHE) is left as it is, lazy: its folder is named for the flags node started with, and programs share it,
@@ -34,12 +33,7 @@ const withCache = nodeModule as {
 if (withCache.enableCompileCache && process.env.NODE_DISABLE_COMPILE_CACHE === undefined && !withCache.getCompileCacheDir?.()) {
   setFlagsFromString("--no-lazy");
   withCache.enableCompileCache();
-  // Written now, not at exit, which a host never reaches (see above); a failure to write is node's to ignore, as at exit.
-  setImmediate(() => {
-    try {
-      withCache.flushCompileCache?.();
-    } catch {}
-  });
+  compileCacheTurnedOn();
 }
 
 try {
