@@ -46,11 +46,11 @@ export const MIN_FIRST_POLL_MS = 2;
  */
 export const PROBE_POLL_MS = 5;
 /**
- * Where a probing wait takes up the setting's schedule (or at three times a shorter setting): its third poll comes the
- * setting's second step (×1.5) after this, wherever the probes fell (450 ms with the defaults: a job of 1 s takes 4 polls,
- * as it did with probes at 25 and 50 ms).
+ * The probes' step that the schedule after them keeps to (or the setting, if shorter): the third poll comes where it would
+ * after probes this far apart, and the polls after it as they did (with the defaults at 450 and 1,050 ms: a job of 1 s takes
+ * 4 polls, a job of seconds is seen when it was with probes at 25 and 50 ms).
  */
-const PROBES_END_MS = 75;
+const PROBE_STEP_MS = 25;
 /** How much shorter the next first poll is after a job done within two polls; a slower job: `jobPollIntervalMs` again. */
 const FIRST_POLL_SHRINK = 4;
 /**
@@ -141,7 +141,10 @@ export class JobsApi {
     const graceCut = deadline < start + JOB_READABLE_GRACE_MS;
     const probing = this.#firstPollMs === undefined;
     const first = Math.min(this.#firstPollMs ?? PROBE_POLL_MS, settings.jobPollIntervalMs);
+    const step = Math.min(PROBE_STEP_MS, settings.jobPollIntervalMs);
     let interval = first;
+    // What the next sleep adds to `interval`: after probes sooner than `step`, the time they saved (see PROBE_STEP_MS).
+    let catchUp = 0;
     let polls = 0;
     let last = known ?? null;
     // A timeout the caller gave is not the setting's: raising the setting would not lengthen it.
@@ -163,11 +166,11 @@ export class JobsApi {
       if (remaining <= 0 && polls > 0) throw late();
       // While the write's job is unread, the grace's last read comes at its end: one still unreadable fails then, not later.
       const room = hidden && notFoundSeen ? graceEnd - deps.clock.now() : remaining;
-      if (remaining > 0) await deps.clock.sleep(Math.min(interval, room));
-      // Probing: two probes `first` apart (a quick job: 10 ms), then the setting's schedule from its second step, from
-      // PROBES_END_MS (the third poll at 450 ms; a job of 1 s: 4 polls).
-      const third = Math.round(settings.jobPollIntervalMs * 1.5) + Math.min(PROBES_END_MS, 3 * settings.jobPollIntervalMs) - 2 * first;
-      const grown = probing && polls === 1 ? third : Math.round(interval * 1.5);
+      if (remaining > 0) await deps.clock.sleep(Math.min(interval + catchUp, room));
+      // Probing: two probes `first` apart (a quick job: 10 ms), then the setting's schedule from its second step, as after
+      // probes `step` apart (the third poll at 450 ms, the fourth at 1,050; a job of 1 s: 4 polls).
+      catchUp = probing && polls === 1 ? 2 * (step - first) : 0;
+      const grown = probing && polls === 1 ? Math.round(settings.jobPollIntervalMs * 1.5) + step : Math.round(interval * 1.5);
       interval = probing && polls === 0 ? first : Math.min(grown, settings.jobPollMaxIntervalMs);
       // The one read of a wait whose end passed is held by the client's pace as any request: it is what tells done from late.
       const job = await this.#read(id, { at: deadline, ended, ...(remaining <= 0 && { once: true }) }).catch((error: unknown) => {

@@ -34,8 +34,19 @@ export function writeCompileCache(): void {
   } catch {}
 }
 
+/**
+ * The longest a method waits for the rate limit's write: a cache folder that stalls (a network mount gone) costs each method
+ * this much at most, not the operation (the write goes on; the limit may then be lost with the host, as before).
+ */
+export const SETTLE_WAIT_MS = 1_000;
+
 /** Finishes what must outlive the host (see above) before the method that ran in `context` returns. Never throws. */
 export async function settle(context: ProviderContext | undefined): Promise<void> {
-  await context?.settle().catch(() => {});
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, SETTLE_WAIT_MS).unref();
+  });
+  await Promise.race([context?.settle().catch(() => {}), bound]);
+  clearTimeout(timer);
   writeCompileCache();
 }

@@ -23,6 +23,8 @@ let processContext: ProviderContext | undefined;
 export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
   const next = new ProviderContext(req.config);
   if (processContext?.builtLike(next)) return;
+  // What the old context learnt is written before it goes (its close is not waited for: requests may be in flight).
+  await settle(processContext);
   void processContext?.close();
   processContext = next;
 }

@@ -62,8 +62,8 @@ describe("waiting for jobs", () => {
     const job = await client.integrations.invite(youtube, { userIds: [alan], entitlements: ["VIEWER"] });
     await job.wait();
     // Two quick probes first (nothing learnt yet), then the setting's schedule from its second step, a probe later:
-    // polls at 5, 10, 450 (the probes' end, 75 ms, and the setting's second step, 375), 1,110 ms.
-    expect(clock.sleeps).toEqual([PROBE_POLL_MS, PROBE_POLL_MS, 440, 660, 990, 1000]);
+    // polls at 5, 10, 450 and 1,050 ms (where they were after probes at 25 and 50 ms), then 1,950, 2,950.
+    expect(clock.sleeps).toEqual([PROBE_POLL_MS, PROBE_POLL_MS, 440, 600, 900, 1000]);
   });
 
   it("learns the first poll's delay: a quarter while jobs are done within two polls, the setting again once one takes three", async () => {
@@ -83,8 +83,13 @@ describe("waiting for jobs", () => {
     emu.jobs.setTiming({ finishAfterPolls: 4 });
     expect(await waitForOne(alan)).toEqual([2, 3, 5, 8, 250, 375, 563, 845]);
     expect(await waitForOne(alan)).toEqual([250, 375, 563, 845, 250, 375, 563, 845]);
+    // Quick again: from the setting, a quarter at each job done at its first poll (250, 63, 16, 4, then the floor).
+    emu.jobs.setTiming({ finishAfterPolls: 1 });
+    expect(await waitForOne(alan)).toEqual([250, 63]);
+    expect(await waitForOne(alan)).toEqual([16, 4]);
+    expect(await waitForOne(alan)).toEqual([MIN_FIRST_POLL_MS, MIN_FIRST_POLL_MS]);
     // Polls per job: the requests the server saw.
-    expect(emu.requests.filter((r) => r.path.startsWith("/jobs/"))).toHaveLength(6 + 8 + 8);
+    expect(emu.requests.filter((r) => r.path.startsWith("/jobs/"))).toHaveLength(6 + 8 + 8 + 6);
   });
 
   it("jobs done at their second poll (the emulator's default) are polled within a few ms once learnt, two polls each", async () => {
@@ -506,11 +511,11 @@ describe("a job a write just answered with, answered 404 through the grace (a se
     const error = await rejection(job.wait());
     // It fails at the grace's end, not a poll interval after it; the last sleep is cut to end there.
     expect(clock.now() - start).toBe(JOB_READABLE_GRACE_MS);
-    expect(clock.sleeps).toEqual([5, 5, 35, 53, 80, 120, 180, 270, 405, 608, 912, 1368, 959]);
+    expect(clock.sleeps).toEqual([5, 5, 35, 38, 57, 86, 129, 194, 291, 437, 656, 984, 1476, 607]);
     expect(NotFoundError.isInstance(error)).toBe(false);
     expect(error).toMatchObject({ kind: "configuration", setting: "apiKey" });
     expect(error.message).toBe(
-      `GET /api/v1/jobs/${job.id} kept answering 404 for 5 s (13 reads) after PATCH /api/v1/integrations/${youtube}/users/${grace} ` +
+      `GET /api/v1/jobs/${job.id} kept answering 404 for 5 s (14 reads) after PATCH /api/v1/integrations/${youtube}/users/${grace} ` +
         "answered with it, before any job answered this key: a job just started has not ended and been forgotten, and a service " +
         "slow to show its jobs shows them sooner, so most likely the service does not disclose jobs to this key (it answers 404, " +
         "not disclosed, to a key lacking a scope). Give the key in workspace-access:apiKey the scope Read automated jobs " +
@@ -520,7 +525,7 @@ describe("a job a write just answered with, answered 404 through the grace (a se
     // A read per sleep of the usual schedule: no request more than a wait's.
     expect(emu.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
       `PATCH /integrations/${youtube}/users/${grace} 200`,
-      ...Array.from({ length: 13 }, () => `GET /jobs/${job.id} 404`),
+      ...Array.from({ length: 14 }, () => `GET /jobs/${job.id} 404`),
     ]);
   });
 

@@ -3,7 +3,7 @@
  * last answer, with SIGINT (`plugin.Close`), which node dies of before any exit handler, timer or pending write runs. A
  * child `node` loads `@pulumi/pulumi` and the built IntegrationMembers entry as the host does, configures it against the
  * emulator (which answers RateLimit headers, so the first answer teaches the client a limit to remember), runs one `check`
- * (its catalogue read), says so the moment it returns, and is sent SIGINT then. What must outlive it is on disk: the
+ * (its catalogue read), says so the moment it returns, and sends itself SIGINT then. What must outlive it is on disk: the
  * remembered limit, and the compile cache the next host reads the provider and undici from.
  */
 import { spawn } from "node:child_process";
@@ -24,7 +24,9 @@ const { provider } = require("./dist/provider/integration-members.js");
   await provider.configure({ config: { get: (key) => config[key], require: (key) => config[key] } });
   const members = [{ userId: "9b2f4a6e-1c3d-4e5f-8a7b-6c5d4e3f2a1b", entitlements: ["VIEWER"] }];
   const { failures } = await provider.check({}, { integrationId, members });
+  // Said, then ended at once (stdout to a pipe is written before the call returns): nothing after the return runs.
   process.stdout.write("returned " + failures.length + "\\n");
+  process.kill(process.pid, "SIGINT");
   setInterval(() => {}, 1000); // the host's gRPC server keeps it up until the engine ends it
 })();
 `;
@@ -45,7 +47,7 @@ describe("a provider host ended by the engine right after a method returns", () 
     fs.rmSync(tmp, { recursive: true, force: true });
   });
 
-  /** Runs one host to its check's return, then SIGINT, as the engine ends it: the signal it died of, and what it printed to stderr. */
+  /** Runs one host to its check's return, then SIGINT at once, as the engine ends it: the signal it died of, and what it printed to stderr. */
   const hostEndedAfterCheck = async (more: NodeJS.ProcessEnv = {}) => {
     const emu = await emulatorStarting;
     const args = ["-e", HOST, emu.url, emu.apiKey, youtube];
@@ -56,7 +58,6 @@ describe("a provider host ended by the engine right after a method returns", () 
     });
     const ended = new Promise<NodeJS.Signals | null>((resolve) => child.once("exit", (_code, signal) => resolve(signal)));
     const said = await new Promise<string>((resolve) => child.stdout.on("data", (data: Buffer) => resolve(String(data))));
-    child.kill("SIGINT");
     expect(said).toBe("returned 0\n");
     return { signal: await ended, stderr };
   };

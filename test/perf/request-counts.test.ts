@@ -107,8 +107,8 @@ describe("job polling", () => {
       const job = await client.integrations.invite(INTEGRATION_ID, { userIds: [user.id], entitlements: ["VIEWER"] });
       expect((await job.wait())?.status).toBe("finished");
       const polls = emu.requests.filter((r) => r.method === "GET" && r.path.startsWith("/jobs/"));
-      // Two quick probes (nothing learnt yet), then the setting's back-off: polls at 5, 10, 450 and 1,110 ms.
-      expect(clock.sleeps).toEqual([PROBE_POLL_MS, PROBE_POLL_MS, 440, 660]);
+      // Two quick probes (nothing learnt yet), then the setting's back-off: polls at 5, 10, 450 and 1,050 ms.
+      expect(clock.sleeps).toEqual([PROBE_POLL_MS, PROBE_POLL_MS, 440, 600]);
       expect(polls).toHaveLength(4);
     } finally {
       await client.close();
