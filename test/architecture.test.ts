@@ -21,7 +21,7 @@ const ALLOWED: Record<string, string> = {
   // The host's one context slot: the dynamic-provider interface hands its methods no context.
   "host/provider-runtime.ts: processContext": "set by configure; read by the provider objects providerOf builds",
   // The compile cache is the process's, as node's own: what of it this host wrote (host-start turns it on, every method writes).
-  "host/host-end.ts: modulesWritten": "process-wide, as node's compile cache is",
+  "host/host-end.ts: cacheWrites": "process-wide, as node's compile cache is",
   // A program run's memory, keyed by the run's resource monitor (Pulumi hands a program no context object).
   "program/program-run.ts: runs": "per program run, goes with it",
   // A memo of an immutable value: zod and the schemas load on first use, not when a program imports the package.

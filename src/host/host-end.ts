@@ -12,22 +12,35 @@ import type { ProviderContext } from "./provider-context";
 const compileCache = nodeModule as { getCompileCacheDir?: () => string | undefined; flushCompileCache?: () => void };
 
 /**
- * How many modules were loaded when the compile cache was last written (none new: nothing to write); undefined where
- * `host-start.ts` did not turn the cache on (off, or turned on by `NODE_COMPILE_CACHE`, whose lazy entries programs share
- * and which is left to node, as the host leaves it lazy).
+ * How many settles after the client was made look for modules loaded since the last write: a host loads late only what its
+ * first requests need (undici's client and parser), and each look lists every module (17 µs with 850 loaded). Before the
+ * client is made, one look: the provider's own load.
  */
-let modulesWritten: number | undefined;
+const LOOKS = 16;
+
+/**
+ * This host's writes of the compile cache: the modules loaded at the last one (none new: nothing to write), and the looks
+ * left; undefined where `host-start.ts` did not turn the cache on (off, or turned on by `NODE_COMPILE_CACHE`, whose lazy
+ * entries programs share and which is left to node, as the host leaves it lazy).
+ */
+let cacheWrites: { modules: number; looksLeft: number; loadLooked: boolean } | undefined;
 
 /** Called by `host-start.ts` once it turned the compile cache on: this host writes it (see above). */
 export function compileCacheTurnedOn(): void {
-  modulesWritten ??= 0;
+  cacheWrites ??= { modules: 0, looksLeft: LOOKS, loadLooked: false };
 }
 
-/** Writes node's compile cache if this host turned it on and modules loaded since the last write (0.1 ms when nothing is new). */
-export function writeCompileCache(): void {
+/**
+ * Writes node's compile cache if this host turned it on and modules loaded since the last write (0.1 ms when nothing is
+ * new); `connected`: the provider's client has been made (see {@link LOOKS}).
+ */
+export function writeCompileCache(connected: boolean): void {
+  if (cacheWrites === undefined || (connected ? cacheWrites.looksLeft === 0 : cacheWrites.loadLooked)) return;
+  if (connected) cacheWrites.looksLeft--;
+  else cacheWrites.loadLooked = true;
   const loaded = Object.keys(require.cache).length;
-  if (modulesWritten === undefined || loaded === modulesWritten || !compileCache.getCompileCacheDir?.()) return;
-  modulesWritten = loaded;
+  if (loaded === cacheWrites.modules || !compileCache.getCompileCacheDir?.()) return;
+  cacheWrites.modules = loaded;
   // A failure to write is node's to ignore, as at exit.
   try {
     compileCache.flushCompileCache?.();
@@ -48,5 +61,5 @@ export async function settle(context: ProviderContext | undefined): Promise<void
   });
   await Promise.race([context?.settle().catch(() => {}), bound]);
   clearTimeout(timer);
-  writeCompileCache();
+  writeCompileCache(context?.connected ?? false);
 }

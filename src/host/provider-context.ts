@@ -242,6 +242,11 @@ export class ProviderContext {
     return this.#connection;
   }
 
+  /** Whether the client was made (its first request sent, or about to be). */
+  get connected(): boolean {
+    return this.#connection !== undefined;
+  }
+
   /** Writes what the client learnt for the next process, if one was made (`WorkspaceAccessClient.settle`). */
   async settle(): Promise<void> {
     await this.#connection?.client.settle();
