@@ -143,8 +143,6 @@ export class JobsApi {
     const first = Math.min(this.#firstPollMs ?? PROBE_POLL_MS, settings.jobPollIntervalMs);
     const step = Math.min(PROBE_STEP_MS, settings.jobPollIntervalMs);
     let interval = first;
-    // What the next sleep adds to `interval`: after probes sooner than `step`, the time they saved (see PROBE_STEP_MS).
-    let catchUp = 0;
     let polls = 0;
     let last = known ?? null;
     // A timeout the caller gave is not the setting's: raising the setting would not lengthen it.
@@ -166,10 +164,11 @@ export class JobsApi {
       if (remaining <= 0 && polls > 0) throw late();
       // While the write's job is unread, the grace's last read comes at its end: one still unreadable fails then, not later.
       const room = hidden && notFoundSeen ? graceEnd - deps.clock.now() : remaining;
+      // The sleep before the third poll of a probing wait adds what probes sooner than `step` saved (see PROBE_STEP_MS).
+      const catchUp = probing && polls === 2 ? 2 * (step - first) : 0;
       if (remaining > 0) await deps.clock.sleep(Math.min(interval + catchUp, room));
       // Probing: two probes `first` apart (a quick job: 10 ms), then the setting's schedule from its second step, as after
       // probes `step` apart (the third poll at 450 ms, the fourth at 1,050; a job of 1 s: 4 polls).
-      catchUp = probing && polls === 1 ? 2 * (step - first) : 0;
       const grown = probing && polls === 1 ? Math.round(settings.jobPollIntervalMs * 1.5) + step : Math.round(interval * 1.5);
       interval = probing && polls === 0 ? first : Math.min(grown, settings.jobPollMaxIntervalMs);
       // The one read of a wait whose end passed is held by the client's pace as any request: it is what tells done from late.

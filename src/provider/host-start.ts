@@ -23,10 +23,7 @@ import * as nodeModule from "node:module";
 import { setFlagsFromString } from "node:v8";
 import { compileCacheTurnedOn } from "../host/host-end";
 
-const withCache = nodeModule as {
-  enableCompileCache?: () => unknown;
-  getCompileCacheDir?: () => string | undefined;
-};
+const withCache = nodeModule as { enableCompileCache?: () => unknown; getCompileCacheDir?: () => string | undefined };
 // Node turns the cache off when NODE_DISABLE_COMPILE_CACHE is set at all (even empty): so does this. A cache already on
 // (NODE_COMPILE_CACHE) is left as it is, lazy: its folder is named for the flags node started with, and programs share it,
 // whose lazy entries V8 would refuse under --no-lazy (and they the host's), each process rewriting what the other wrote.
