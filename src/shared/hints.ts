@@ -69,6 +69,13 @@ export const DESTROY_HINT =
   " rotation it still sends the old key: run pulumi destroy --run-program (or pulumi up first).";
 
 /**
+ * Said of the records a destroy removed before it failed for others (a set's: `IntegrationMembers`, `WorkspaceUsers`): a
+ * failed destroy records nothing, so the state keeps them, and an `up` before a refresh would take them for there.
+ */
+export const KEPT_UNTIL_REFRESH =
+  "the state keeps until `pulumi refresh` (a failed destroy keeps the state): refresh before an `up`, or destroy again";
+
+/**
  * The error of a `command`'s operation run where the configuration in force may be the state's: a refused setting of the stack
  * config says the fix reaches the command only with `--run-program` or after an `up` (one the environment gave is read now);
  * a destroy refused the stack's key (`from`), that the key sent may be the old one.

@@ -50,7 +50,7 @@ import { changedMembersProperties, declaredOf, diffMembers, ignoredOfMembers } f
 import { asPlanned, type IntegrationMembersOutputs, outputsOf, type ServiceMember } from "./members-state";
 import { type ProviderContext, providerOf } from "../provider-runtime";
 import { heldIn } from "../entitlement-catalogue";
-import { withHints } from "../../shared/hints";
+import { KEPT_UNTIL_REFRESH, withHints } from "../../shared/hints";
 
 export type { IntegrationMembersOutputs } from "./members-state";
 
@@ -287,11 +287,7 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
   }
   if (run.failures.length > 0) {
     const total = acts.remove.length + acts.stillRunning.length + acts.failures.length;
-    const others =
-      removed > 0
-        ? `the others were removed, ${removed}, whom the state keeps until \`pulumi refresh\` (a failed destroy keeps the state): ` +
-          "refresh before an `up`, or destroy again"
-        : "no one was removed";
+    const others = removed > 0 ? `the others were removed, ${removed}, whom ${KEPT_UNTIL_REFRESH}` : "no one was removed";
     throw failedError(run, `${run.failures.length} of ${total} members of integration ${id} could not be removed (${others})`);
   }
 }

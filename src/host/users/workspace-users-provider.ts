@@ -59,7 +59,7 @@ import {
   saidOfUpdate,
   takeOver,
 } from "../user/user-provider";
-import { withHints } from "../../shared/hints";
+import { KEPT_UNTIL_REFRESH, withHints } from "../../shared/hints";
 
 /** What a `WorkspaceUsers` stores: its users and their ids, both keyed by email in lower case. */
 export interface WorkspaceUsersOutputs {
@@ -713,11 +713,7 @@ export const provider = providerOf<Props, WorkspaceUsersOutputs>({
       if (failures.length > 0) {
         // Each user's failure is theirs alone (the others are deleted), but a delete that fails records nothing: the users it
         // deleted stay in the state until a refresh reads them gone, and an `up` before it would take them for there.
-        const after =
-          deleted > 0
-            ? `${deleted} other user(s) were deleted, which the state keeps until \`pulumi refresh\` ` +
-              "(a failed destroy keeps the state): refresh before an `up`, or destroy again"
-            : "nothing was deleted";
+        const after = deleted > 0 ? `${deleted} other user(s) were deleted, which ${KEPT_UNTIL_REFRESH}` : "nothing was deleted";
         throw failed(failures, hiderIf(secret, emailsOf(props)), undefined, undefined, after);
       }
     });
